@@ -1,0 +1,68 @@
+{#-
+  R7: bad input fails the run before anything is written, with a message naming the model, the
+  column and the number of offending rows. Conflicts (same key and sequence, different operation
+  or values) are looked for inside the batch and against the events already applied, so splitting
+  a feed across runs never turns an error into a silent choice.
+-#}
+{% macro _check_feed(cfg, stored, batch, log) %}
+  {%- set n = auto_cdc._names() -%}
+  {%- set op = auto_cdc._q(n.op) -%}
+  {%- set problems = [] -%}
+
+  {#- NULL keys (truncates carry none) and NULL sequence values, one count per column -#}
+  {%- set checked = [] -%}
+  {%- for c in cfg.key_columns -%}
+    {%- do checked.append(("sum(case when " ~ op ~ " <> '" ~ n.truncate ~ "' and " ~ auto_cdc._q(c) ~ " is null then 1 else 0 end)", "NULL in key column '" ~ c ~ "'")) -%}
+  {%- endfor -%}
+  {%- for c in cfg.seq_columns -%}
+    {%- do checked.append(("sum(case when " ~ auto_cdc._q(c) ~ " is null then 1 else 0 end)", "NULL in sequence column '" ~ c ~ "'")) -%}
+  {%- endfor -%}
+  {%- if cfg.system_seq -%}
+    {%- do checked.append(("sum(case when " ~ auto_cdc._q(cfg.system_seq) ~ " is null then 1 else 0 end)", "NULL in system_sequence_by column '" ~ cfg.system_seq ~ "'")) -%}
+  {%- endif -%}
+  {%- set exprs = [] -%}
+  {%- for e, _ in checked -%}{%- do exprs.append('coalesce(' ~ e ~ ', 0)') -%}{%- endfor -%}
+  {%- set counts = run_query('select ' ~ (exprs | join(', ')) ~ ' from ' ~ batch).rows[0] -%}
+  {%- for e, label in checked -%}
+    {%- if counts[loop.index0] | int > 0 -%}
+      {%- do problems.append(label ~ ": " ~ (counts[loop.index0] | int) ~ " row(s)") -%}
+    {%- endif -%}
+  {%- endfor -%}
+
+  {#- conflicts: the same key and sequence with a different operation or different output values -#}
+  {%- if not problems -%}
+    {%- set identity = cfg.key_columns + cfg.seq_columns -%}
+    {%- set distinct_events = "select distinct " ~ auto_cdc._cols(stored) ~ ", " ~ op ~ " from " ~ batch ~ " where " ~ op ~ " <> '" ~ n.truncate ~ "'" -%}
+    {%- set sql -%}
+      select {{ auto_cdc._cols(identity, 'd') }}, count(*) as n_events
+      from ({{ distinct_events }}) d
+      group by {{ auto_cdc._cols(identity, 'd') }}
+      having count(*) > 1
+      {%- if log is not none %}
+      union all
+      select {{ auto_cdc._cols(identity, 'b') }}, 2 as n_events
+      from ({{ distinct_events }}) b
+      join {{ log }} l
+        on {{ auto_cdc._eq(identity, 'l', 'b') }}
+      where l.{{ op }} <> '{{ n.truncate }}'
+        and not (l.{{ op }} = b.{{ op }} and {{ auto_cdc._same(stored, 'l', 'b') }})
+      {%- endif %}
+    {%- endset -%}
+    {%- set conflicts = run_query(sql) -%}
+    {%- if conflicts.rows | length > 0 -%}
+      {%- set shown = [] -%}
+      {%- for row in conflicts.rows[:5] -%}
+        {%- set parts = [] -%}
+        {%- for c in identity -%}{%- do parts.append(c ~ '=' ~ row[loop.index0]) -%}{%- endfor -%}
+        {%- do shown.append('(' ~ (parts | join(', ')) ~ ')') -%}
+      {%- endfor -%}
+      {%- do problems.append("conflicting events (same key and sequence, different operation or values) for "
+            ~ (conflicts.rows | length) ~ " key/sequence pair(s): " ~ (shown | join(', '))
+            ~ ((' and ' ~ (conflicts.rows | length - 5) ~ ' more') if conflicts.rows | length > 5 else '')) -%}
+    {%- endif -%}
+  {%- endif -%}
+
+  {%- if problems -%}
+    {%- do exceptions.raise_compiler_error("auto_cdc model '" ~ model.name ~ "': bad input in the change feed, nothing was applied:\n  - " ~ (problems | join('\n  - '))) -%}
+  {%- endif -%}
+{% endmacro %}

@@ -1,0 +1,42 @@
+{#-
+  SCD type 1 (R3): a key's row is the state after its greatest-sequence event; a delete leaves no
+  row and, being in the log, keeps out every lower-sequence event (the tombstone). A truncate at S
+  voids every event whose sequence is below S, for every key.
+-#}
+{% macro scd1_rows_sql(args) %}
+  {{ return(adapter.dispatch('scd1_rows_sql', 'auto_cdc')(args)) }}
+{% endmacro %}
+
+{% macro default__scd1_rows_sql(args) %}
+  {%- set cfg = args.cfg -%}
+  {%- set n = auto_cdc._names() -%}
+  {%- set op = auto_cdc._q(n.op) -%}
+  {%- set rank = auto_cdc._q(n.rank) -%}
+with last_truncate as (
+  select {{ auto_cdc._cols(cfg.seq_columns) }}
+  from {{ args.log }}
+  where {{ op }} = '{{ n.truncate }}'
+  order by {{ auto_cdc._seq_order(cfg.seq_columns, desc=true) }}
+  limit 1
+),
+events as (
+  select l.*
+  from {{ args.log }} l
+  join {{ args.affected }} a on {{ auto_cdc._eq(cfg.key_columns, 'l', 'a') }}
+  left join last_truncate t on 1 = 1
+  where l.{{ op }} <> '{{ n.truncate }}'
+    and (t.{{ auto_cdc._q(cfg.seq_columns[0]) }} is null or not {{ auto_cdc._seq_lt(cfg.seq_columns, 'l', 't') }})
+),
+ranked as (
+  select
+    events.*,
+    row_number() over (
+      partition by {{ auto_cdc._cols(cfg.key_columns) }}
+      order by {{ auto_cdc._seq_order(cfg.seq_columns, desc=true) }}
+    ) as {{ rank }}
+  from events
+)
+select {{ auto_cdc._cols(args.output) }}
+from ranked
+where {{ rank }} = 1 and {{ op }} = '{{ n.upsert }}'
+{% endmacro %}

@@ -1,0 +1,145 @@
+{#-
+  SCD type 2 (R4). Walk each key's events in sequence order:
+  - an upsert starts a version when the previous event is not an upsert (first event, or after a
+    delete) or when a tracked column differs from the previous upsert (NULL-safe); otherwise it is
+    absorbed into the open version, which keeps its __START_AT and takes the untracked values;
+  - a version ends at the sequence of the event that follows its last upsert (the next version's
+    start, or a delete); the last version of a key that was not deleted stays open.
+  Because the whole history of a touched key is replayed from the log, a late event lands in its
+  place and splits the version it falls into, absorbed runs included.
+-#}
+{% macro scd2_rows_sql(args) %}
+  {{ return(adapter.dispatch('scd2_rows_sql', 'auto_cdc')(args)) }}
+{% endmacro %}
+
+{% macro default__scd2_rows_sql(args) %}
+  {%- set cfg = args.cfg -%}
+  {%- set n = auto_cdc._names() -%}
+  {%- set p = n.internal_prefix -%}
+  {%- set op = auto_cdc._q(n.op) -%}
+  {%- set keys = auto_cdc._cols(cfg.key_columns) -%}
+  {%- set order = auto_cdc._seq_order(cfg.seq_columns) -%}
+  {%- set compared = [] -%}
+  {%- for c in args.tracked if c not in cfg.key_columns -%}{%- do compared.append(c) -%}{%- endfor -%}
+  {%- set starts = [] -%}{%- set ends = [] -%}
+  {%- for c in cfg.seq_columns -%}
+    {%- do starts.append(auto_cdc._q(p ~ 'start_' ~ loop.index0)) -%}
+    {%- do ends.append(auto_cdc._q(p ~ 'next_' ~ loop.index0)) -%}
+  {%- endfor -%}
+with events as (
+  select l.*
+  from {{ args.log }} l
+  join {{ args.affected }} a on {{ auto_cdc._eq(cfg.key_columns, 'l', 'a') }}
+),
+neighbours as (
+  select
+    events.*,
+    lag({{ op }}) over w as {{ auto_cdc._q(p ~ 'prev_op') }},
+    {%- for c in compared %}
+    lag({{ auto_cdc._q(c) }}) over w as {{ auto_cdc._q(p ~ 'prev_' ~ loop.index0) }},
+    {%- endfor %}
+    {%- for c in cfg.seq_columns %}
+    lead({{ auto_cdc._q(c) }}) over w as {{ ends[loop.index0] }},
+    {%- endfor %}
+    lead({{ op }}) over w as {{ auto_cdc._q(p ~ 'next_op') }}
+  from events
+  window w as (partition by {{ keys }} order by {{ order }})
+),
+flagged as (
+  select
+    neighbours.*,
+    case
+      when {{ op }} <> '{{ n.upsert }}' then 0
+      when {{ auto_cdc._q(p ~ 'prev_op') }} is null or {{ auto_cdc._q(p ~ 'prev_op') }} <> '{{ n.upsert }}' then 1
+      {%- for c in compared %}
+      when {{ auto_cdc._q(c) }} is distinct from {{ auto_cdc._q(p ~ 'prev_' ~ loop.index0) }} then 1
+      {%- endfor %}
+      else 0
+    end as {{ auto_cdc._q(p ~ 'is_start') }}
+  from neighbours
+),
+versions as (
+  select
+    flagged.*,
+    sum({{ auto_cdc._q(p ~ 'is_start') }}) over (
+      partition by {{ keys }} order by {{ order }} rows between unbounded preceding and current row
+    ) as {{ auto_cdc._q(p ~ 'version') }},
+    lead({{ auto_cdc._q(p ~ 'is_start') }}) over (partition by {{ keys }} order by {{ order }}) as {{ auto_cdc._q(p ~ 'next_is_start') }}
+  from flagged
+),
+upserts as (
+  select
+    versions.*,
+    {%- for c in cfg.seq_columns %}
+    first_value({{ auto_cdc._q(c) }}) over (
+      partition by {{ keys }}, {{ auto_cdc._q(p ~ 'version') }} order by {{ order }}
+    ) as {{ starts[loop.index0] }}{{ ',' if not loop.last }}
+    {%- endfor %}
+  from versions
+  where {{ op }} = '{{ n.upsert }}'
+)
+select
+  {{ auto_cdc._cols(args.output) }},
+  {{ auto_cdc.seq_value_sql(starts, args) }} as {{ auto_cdc._q(n.start_at) }},
+  case when {{ auto_cdc._q(p ~ 'next_op') }} is null then null
+       else {{ auto_cdc.seq_value_sql(ends, args) }} end as {{ auto_cdc._q(n.end_at) }}
+from upserts
+where {{ auto_cdc._q(p ~ 'next_op') }} is null
+   or {{ auto_cdc._q(p ~ 'next_op') }} <> '{{ n.upsert }}'
+   or {{ auto_cdc._q(p ~ 'next_is_start') }} = 1
+{% endmacro %}
+
+
+{#-
+  The value of __START_AT / __END_AT from the (already quoted) expressions of the sequence's
+  columns: the value itself for one column; for a list, a value that orders like STRUCT(a, b).
+-#}
+{% macro seq_value_sql(exprs, args) %}
+  {%- if exprs | length == 1 -%}
+    {{ return(exprs[0]) }}
+  {%- endif -%}
+  {{ return(adapter.dispatch('seq_value_sql', 'auto_cdc')(exprs, args)) }}
+{% endmacro %}
+
+{% macro default__seq_value_sql(exprs, args) %}
+  {%- do exceptions.raise_compiler_error("auto_cdc: a multi-column sequence_by is not supported on " ~ target.type) -%}
+{% endmacro %}
+
+{#- DuckDB has STRUCTs that compare field by field. -#}
+{% macro duckdb__seq_value_sql(exprs, args) %}
+  {%- set fields = [] -%}
+  {%- for e in exprs -%}
+    {%- do fields.append(auto_cdc._q(args.cfg.seq_columns[loop.index0]) ~ ' := ' ~ e) -%}
+  {%- endfor -%}
+  {{ return('struct_pack(' ~ (fields | join(', ')) ~ ')') }}
+{% endmacro %}
+
+{#- Postgres has no anonymous STRUCT column type: a named composite type per target (created
+    beside it) compares field by field too. -#}
+{% macro postgres__seq_value_sql(exprs, args) %}
+  {{ return('row(' ~ (exprs | join(', ')) ~ ')::' ~ args.seq_type) }}
+{% endmacro %}
+
+
+{#- Create the ordered type a multi-column sequence needs, where the engine needs one. -#}
+{% macro create_seq_type(args) %}
+  {{ return(adapter.dispatch('create_seq_type', 'auto_cdc')(args)) }}
+{% endmacro %}
+
+{% macro default__create_seq_type(args) %}
+{% endmacro %}
+
+{% macro postgres__create_seq_type(args) %}
+  {%- if args.cfg.seq_columns | length > 1 and args.cfg.scd != 1 -%}
+    {%- set types = {} -%}
+    {%- for col in adapter.get_columns_in_relation(args.batch) -%}
+      {%- do types.update({col.name: col.data_type}) -%}
+    {%- endfor -%}
+    {%- set fields = [] -%}
+    {%- for c in args.cfg.seq_columns -%}
+      {%- do fields.append(auto_cdc._q(c) ~ ' ' ~ types[c]) -%}
+    {%- endfor -%}
+    {% do run_query('drop type if exists ' ~ args.seq_type ~ ' cascade') %}
+    {% do run_query('create type ' ~ args.seq_type ~ ' as (' ~ (fields | join(', ')) ~ ')') %}
+  {%- endif -%}
+{% endmacro %}

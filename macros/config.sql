@@ -1,0 +1,188 @@
+{#-
+  Reads the model's auto_cdc configs, resolves every column name against the columns the model
+  returns, and checks them (SPEC R9). Every problem is collected and raised once, naming the model.
+  Column names match exactly, else case-insensitively when that is unambiguous (Postgres folds
+  unquoted names to lower case, DuckDB keeps them as written).
+-#}
+
+{% macro _resolve_column(name, columns) %}
+  {% if name in columns %}{% do return(name) %}{% endif %}
+  {% set matches = [] %}
+  {% for c in columns %}
+    {% if c | lower == name | lower %}{% do matches.append(c) %}{% endif %}
+  {% endfor %}
+  {% do return(matches[0] if matches | length == 1 else none) %}
+{% endmacro %}
+
+
+{#- A config that takes a list of column names: none stays none, a string becomes a one-item list. -#}
+{% macro _as_list(value) %}
+  {% if value is none %}{% do return(none) %}{% endif %}
+  {% if value is string %}{% do return([value]) %}{% endif %}
+  {% do return(value | list) %}
+{% endmacro %}
+
+
+{% macro _resolve_list(config_name, value, columns, errors) %}
+  {% set resolved = [] %}
+  {% for name in value %}
+    {% set col = auto_cdc._resolve_column(name, columns) if name is string else none %}
+    {% if col is none %}
+      {% do errors.append(config_name ~ ": unknown column '" ~ name ~ "' (the model returns: " ~ (columns | join(', ')) ~ ")") %}
+    {% elif col not in resolved %}
+      {% do resolved.append(col) %}
+    {% endif %}
+  {% endfor %}
+  {% do return(resolved) %}
+{% endmacro %}
+
+
+{% macro _scd_type(raw, errors) %}
+  {% set text = (raw | string | lower | trim) if raw is not none else '1' %}
+  {% if text in ['1', '2'] %}{% do return(text | int) %}{% endif %}
+  {% if text == 'bitemporal' %}{% do return('bitemporal') %}{% endif %}
+  {% do errors.append("stored_as_scd_type: unknown value '" ~ raw ~ "' (expected 1, 2 or 'bitemporal')") %}
+  {% do return(none) %}
+{% endmacro %}
+
+
+{% macro _resolve_config(source_columns) %}
+  {%- set names = auto_cdc._names() -%}
+  {%- set errors = [] -%}
+  {%- set columns = source_columns | list -%}
+
+  {%- set scd = auto_cdc._scd_type(config.get('stored_as_scd_type', 1), errors) -%}
+  {%- set raw = {} -%}
+  {%- for name in ['keys', 'sequence_by', 'column_list', 'except_column_list', 'track_history_column_list',
+                   'track_history_except_column_list', 'ignore_null_updates_column_list',
+                   'ignore_null_updates_except_column_list'] -%}
+    {%- do raw.update({name: auto_cdc._as_list(config.get(name))}) -%}
+  {%- endfor -%}
+  {%- set ignore_null_all = config.get('ignore_null_updates', false) -%}
+  {%- set columns_to_update = config.get('columns_to_update') -%}
+  {%- set system_sequence_by = config.get('system_sequence_by') -%}
+  {%- set cursor_column = config.get('cursor_column') -%}
+  {%- set on_schema_change = config.get('on_schema_change') or 'append_new_columns' -%}
+
+  {#- config combinations (R9) -#}
+  {%- if not raw['keys'] -%}{%- do errors.append("keys: required (a list of key columns)") -%}{%- endif -%}
+  {%- if not raw.sequence_by -%}{%- do errors.append("sequence_by: required (a column or a list of columns)") -%}{%- endif -%}
+  {%- if raw.column_list is not none and raw.except_column_list is not none -%}
+    {%- do errors.append("column_list and except_column_list: set one of them, not both") -%}
+  {%- endif -%}
+  {%- if raw.track_history_column_list is not none and raw.track_history_except_column_list is not none -%}
+    {%- do errors.append("track_history_column_list and track_history_except_column_list: set one of them, not both") -%}
+  {%- endif -%}
+  {%- set ignore_forms = [] -%}
+  {%- if ignore_null_all -%}{%- do ignore_forms.append('ignore_null_updates') -%}{%- endif -%}
+  {%- if raw.ignore_null_updates_column_list is not none -%}{%- do ignore_forms.append('ignore_null_updates_column_list') -%}{%- endif -%}
+  {%- if raw.ignore_null_updates_except_column_list is not none -%}{%- do ignore_forms.append('ignore_null_updates_except_column_list') -%}{%- endif -%}
+  {%- if ignore_forms | length > 1 -%}
+    {%- do errors.append((ignore_forms | join(', ')) ~ ": choose one ignore_null_updates form") -%}
+  {%- endif -%}
+  {%- if scd == 1 and (raw.track_history_column_list is not none or raw.track_history_except_column_list is not none) -%}
+    {%- do errors.append("track_history_column_list / track_history_except_column_list: only for stored_as_scd_type 2 or 'bitemporal'") -%}
+  {%- endif -%}
+  {%- if config.get('apply_as_truncates') and scd in [2, 'bitemporal'] -%}
+    {%- do errors.append("apply_as_truncates: only for stored_as_scd_type 1 (as in Databricks)") -%}
+  {%- endif -%}
+  {%- if system_sequence_by and scd != 'bitemporal' -%}
+    {%- do errors.append("system_sequence_by: only for stored_as_scd_type 'bitemporal'") -%}
+  {%- endif -%}
+  {%- if scd == 'bitemporal' and not system_sequence_by -%}
+    {%- do errors.append("stored_as_scd_type 'bitemporal': requires system_sequence_by") -%}
+  {%- endif -%}
+  {%- if columns_to_update and ignore_forms -%}
+    {%- do errors.append("columns_to_update: cannot be combined with " ~ (ignore_forms | join(', '))) -%}
+  {%- endif -%}
+  {%- if columns_to_update and scd == 'bitemporal' -%}
+    {%- do errors.append("columns_to_update: not supported with stored_as_scd_type 'bitemporal'") -%}
+  {%- endif -%}
+  {%- if on_schema_change not in ['ignore', 'fail', 'append_new_columns', 'sync_all_columns'] -%}
+    {%- do errors.append("on_schema_change: unknown value '" ~ on_schema_change ~ "' (expected ignore, fail, append_new_columns or sync_all_columns)") -%}
+  {%- endif -%}
+
+  {#- columns -#}
+  {%- for c in columns -%}
+    {%- if (c | lower).startswith(names.internal_prefix | lower) -%}
+      {%- do errors.append("column '" ~ c ~ "': names starting with " ~ names.internal_prefix ~ " are reserved for the package") -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- set keys = auto_cdc._resolve_list('keys', raw['keys'] or [], columns, errors) -%}
+  {%- set seqs = auto_cdc._resolve_list('sequence_by', raw.sequence_by or [], columns, errors) -%}
+  {%- set cursor = auto_cdc._resolve_list('cursor_column', [cursor_column] if cursor_column else [], columns, errors) -%}
+  {%- set system_seq = auto_cdc._resolve_list('system_sequence_by', [system_sequence_by] if system_sequence_by else [], columns, errors) -%}
+  {%- set ctu = auto_cdc._resolve_list('columns_to_update', [columns_to_update] if columns_to_update else [], columns, errors) -%}
+
+  {%- if raw.column_list is not none -%}
+    {%- set output = auto_cdc._resolve_list('column_list', raw.column_list, columns, errors) -%}
+  {%- else -%}
+    {%- set excluded = auto_cdc._resolve_list('except_column_list', raw.except_column_list or [], columns, errors) -%}
+    {#- the columns_to_update column is not an output column unless listed (R5) -#}
+    {%- set excluded = excluded + ctu -%}
+    {%- set output = [] -%}
+    {%- for c in columns if c not in excluded -%}{%- do output.append(c) -%}{%- endfor -%}
+  {%- endif -%}
+  {%- for k in keys if k not in output -%}
+    {%- do errors.append("keys: key column '" ~ k ~ "' must be an output column (it is excluded)") -%}
+  {%- endfor -%}
+  {%- set reserved = [names.start_at, names.end_at, names.system_start_at, names.system_end_at] | map('lower') | list -%}
+  {%- for c in output if (c | lower) in reserved -%}
+    {%- do errors.append("column '" ~ c ~ "': reserved for the target's history columns; rename it or exclude it from the output") -%}
+  {%- endfor -%}
+
+  {%- set tracked = output -%}
+  {%- if raw.track_history_column_list is not none -%}
+    {%- set tracked = auto_cdc._resolve_list('track_history_column_list', raw.track_history_column_list, output, errors) -%}
+  {%- elif raw.track_history_except_column_list is not none -%}
+    {%- set untracked = auto_cdc._resolve_list('track_history_except_column_list', raw.track_history_except_column_list, output, errors) -%}
+    {%- set tracked = [] -%}
+    {%- for c in output if c not in untracked -%}{%- do tracked.append(c) -%}{%- endfor -%}
+  {%- endif -%}
+
+  {%- set ignore_null = [] -%}
+  {%- if ignore_null_all -%}
+    {%- set ignore_null = output -%}
+  {%- elif raw.ignore_null_updates_column_list is not none -%}
+    {%- set ignore_null = auto_cdc._resolve_list('ignore_null_updates_column_list', raw.ignore_null_updates_column_list, output, errors) -%}
+  {%- elif raw.ignore_null_updates_except_column_list is not none -%}
+    {%- set kept = auto_cdc._resolve_list('ignore_null_updates_except_column_list', raw.ignore_null_updates_except_column_list, output, errors) -%}
+    {%- set ignore_null = [] -%}
+    {%- for c in output if c not in kept -%}{%- do ignore_null.append(c) -%}{%- endfor -%}
+  {%- endif -%}
+
+  {#- features specified by SPEC but not built yet: say so instead of silently ignoring the config -#}
+  {%- if not errors and (ignore_forms or ctu) -%}
+    {%- do errors.append("partial updates (ignore_null_updates*, columns_to_update) are not supported yet by this version of auto_cdc") -%}
+  {%- endif -%}
+  {%- if not errors and scd == 'bitemporal' -%}
+    {%- do errors.append("stored_as_scd_type 'bitemporal' is not supported yet by this version of auto_cdc") -%}
+  {%- endif -%}
+
+  {%- if errors -%}
+    {%- do exceptions.raise_compiler_error("auto_cdc model '" ~ model.name ~ "' has invalid configuration:\n  - " ~ (errors | join('\n  - '))) -%}
+  {%- endif -%}
+
+  {#- payload: output columns that are neither keys nor sequence columns; a delete or truncate carries none -#}
+  {%- set payload = [] -%}
+  {%- for c in output if c not in keys and c not in seqs -%}{%- do payload.append(c) -%}{%- endfor -%}
+  {%- set stored = keys + [] -%}
+  {%- for c in seqs + output + system_seq if c not in stored -%}{%- do stored.append(c) -%}{%- endfor -%}
+
+  {% do return({
+    'scd': scd,
+    'key_columns': keys,
+    'seq_columns': seqs,
+    'output': output,
+    'payload': payload,
+    'stored': stored,
+    'tracked': tracked,
+    'ignore_null': ignore_null,
+    'columns_to_update': ctu[0] if ctu else none,
+    'system_seq': system_seq[0] if system_seq else none,
+    'cursor': cursor[0] if cursor else none,
+    'delete_expr': config.get('apply_as_deletes'),
+    'truncate_expr': config.get('apply_as_truncates'),
+    'on_schema_change': on_schema_change
+  }) %}
+{% endmacro %}

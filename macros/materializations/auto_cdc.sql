@@ -1,0 +1,95 @@
+{#-
+  materialized='auto_cdc': the model returns a change feed; its relation is the target
+  (SPEC section 2). Laid out like dbt's own incremental materialization. The state is the event
+  log beside the target (every event ever applied) and a run log (one row per run); see
+  macros/builders/apply.sql for the apply step.
+-#}
+{% materialization auto_cdc, default %}
+
+  {%- set n = auto_cdc._names() -%}
+
+  -- relations
+  {%- set existing_relation = load_cached_relation(this) -%}
+  {%- set target_relation = this.incorporate(type='table') -%}
+  {%- set log_relation = auto_cdc._side_relation(target_relation, n.log_suffix) -%}
+  {%- set runs_relation = auto_cdc._side_relation(target_relation, n.runs_suffix) -%}
+  {%- set existing_log = load_cached_relation(log_relation) -%}
+  {%- set existing_runs = load_cached_relation(runs_relation) -%}
+  {%- set temp = {} -%}
+  {%- for name in ['batch', 'new', 'affected', 'desired'] -%}
+    {%- do temp.update({name: auto_cdc._temp_relation(target_relation, n[name ~ '_suffix'])}) -%}
+  {%- endfor -%}
+
+  -- configs
+  {%- set full_refresh_mode = should_full_refresh() or (existing_relation is not none and not existing_relation.is_table) -%}
+  {%- set incremental = existing_relation is not none and existing_log is not none and existing_runs is not none and not full_refresh_mode -%}
+  {%- set grant_config = config.get('grants') -%}
+  {%- set source_sql = auto_cdc._model_sql(incremental) -%}
+  {%- set cfg = auto_cdc._resolve_config(get_columns_in_query(source_sql)) -%}
+
+  {{ run_hooks(pre_hooks, inside_transaction=False) }}
+  -- `BEGIN` happens here:
+  {{ run_hooks(pre_hooks, inside_transaction=True) }}
+
+  -- stage the feed
+  {%- for rel in temp.values() -%}
+    {% do auto_cdc._run_sql(auto_cdc.drop_temp_table_sql(rel)) %}
+  {%- endfor -%}
+  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.batch, auto_cdc.stage_batch_sql({
+        'cfg': cfg, 'sql': source_sql, 'runs': runs_relation if incremental else none})))
+  %}
+  {%- set args = {
+        'cfg': cfg, 'batch': temp.batch, 'new': temp.new, 'affected': temp.affected, 'desired': temp.desired,
+        'log': log_relation, 'runs': runs_relation, 'target': target_relation,
+        'seq_type': auto_cdc._side_relation(target_relation, n.seq_type_suffix).include(database=false),
+        'output': cfg.output, 'tracked': cfg.tracked, 'stored': cfg.stored,
+        'add_columns': [], 'drop_columns': [] } -%}
+  {%- if incremental -%}
+    {%- do args.update(auto_cdc._plan_schema_changes(args)) -%}
+  {%- endif -%}
+  {%- do args.update({'target_columns': args.output + ([] if cfg.scd == 1 else [n.start_at, n.end_at])}) -%}
+
+  -- check it (R7) before anything is written
+  {% do auto_cdc._check_feed(cfg, args.stored, temp.batch, log_relation if incremental else none) %}
+
+  -- the event log and the run log: created on the first run or a full refresh, else evolved
+  {% if incremental %}
+    {% do auto_cdc._apply_schema_changes(args) %}
+  {% else %}
+    {% do auto_cdc._create_bookkeeping(args, [existing_relation, existing_log, existing_runs]) %}
+  {% endif %}
+
+  -- apply: append the new events to the log, recompute the keys they touch, write the difference
+  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.new, auto_cdc.new_events_sql(args))) %}
+  {%- set run_id = auto_cdc._scalar('select coalesce(max(run_id), 0) + 1 from ' ~ runs_relation) | int -%}
+  {% do auto_cdc._run_sql(auto_cdc.append_to_log_sql(args, run_id)) %}
+  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.affected, auto_cdc.affected_keys_sql(args))) %}
+  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.desired, auto_cdc.desired_rows_sql(args))) %}
+  {% if not incremental %}
+    {% do auto_cdc._run_sql(auto_cdc.create_target_sql(args)) %}
+    {% do auto_cdc.create_indexes(args) %}
+  {% endif %}
+  {% do auto_cdc._run_sql(auto_cdc.delete_stale_rows_sql(args)) %}
+  {% call statement('main') %}
+    {{ auto_cdc.insert_missing_rows_sql(args) }}
+  {% endcall %}
+  {% do auto_cdc._run_sql(auto_cdc.record_run_sql(args, run_id)) %}
+
+  {%- for rel in temp.values() -%}
+    {% do auto_cdc._run_sql(auto_cdc.drop_temp_table_sql(rel)) %}
+  {%- endfor -%}
+
+  {% set should_revoke = should_revoke(existing_relation, full_refresh_mode) %}
+  {% for rel in [target_relation, log_relation, runs_relation] %}
+    {% do apply_grants(rel, grant_config, should_revoke=should_revoke) %}
+  {% endfor %}
+  {% do persist_docs(target_relation, model) %}
+
+  {{ run_hooks(post_hooks, inside_transaction=True) }}
+  -- `COMMIT` happens here
+  {{ adapter.commit() }}
+  {{ run_hooks(post_hooks, inside_transaction=False) }}
+
+  {{ return({'relations': [target_relation]}) }}
+
+{%- endmaterialization %}

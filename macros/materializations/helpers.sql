@@ -1,0 +1,194 @@
+{#- Steps of the auto_cdc materialization that are not SQL builders. -#}
+
+{#-
+  The model's SQL. dbt's is_incremental() answers only for materialized='incremental', so when
+  the model uses it and this run is incremental, the model is rendered again with
+  is_incremental() true; anything else in the model renders as before.
+-#}
+{% macro _model_sql(incremental) %}
+  {% if incremental and 'is_incremental' in model.raw_code %}
+    {% set materialized = model.config.materialized %}
+    {% do model.config.update({'materialized': 'incremental'}) %}
+    {% set rendered = render(model.raw_code) %}
+    {% do model.config.update({'materialized': materialized}) %}
+    {% do return(rendered) %}
+  {% endif %}
+  {% do return(sql) %}
+{% endmacro %}
+
+
+{% macro create_temp_table_sql(relation, sql) %}
+  {{ return(adapter.dispatch('create_temp_table_sql', 'auto_cdc')(relation, sql)) }}
+{% endmacro %}
+
+{% macro default__create_temp_table_sql(relation, sql) %}
+create temporary table {{ adapter.quote(relation.identifier) }} as
+{{ sql }}
+{% endmacro %}
+
+
+{% macro drop_temp_table_sql(relation) %}
+  {{ return(adapter.dispatch('drop_temp_table_sql', 'auto_cdc')(relation)) }}
+{% endmacro %}
+
+{% macro default__drop_temp_table_sql(relation) %}
+drop table if exists {{ relation }}
+{% endmacro %}
+
+
+{#- Column name -> type of a query's result. -#}
+{% macro _column_types(sql) %}
+  {{ return(adapter.dispatch('column_types', 'auto_cdc')(sql)) }}
+{% endmacro %}
+
+{% macro default__column_types(sql) %}
+  {%- set types = {} -%}
+  {%- for col in get_column_schema_from_query(sql) -%}
+    {%- do types.update({col.name: col.data_type}) -%}
+  {%- endfor -%}
+  {{ return(types) }}
+{% endmacro %}
+
+{#- DuckDB: DESCRIBE gives the full type (decimal precision, STRUCT fields). -#}
+{% macro duckdb__column_types(sql) %}
+  {%- set types = {} -%}
+  {%- for row in run_query('describe ' ~ sql).rows -%}
+    {%- do types.update({row[0]: row[1]}) -%}
+  {%- endfor -%}
+  {{ return(types) }}
+{% endmacro %}
+
+
+{#- First run or full refresh: drop what was there, create the event log and the run log. The
+    target itself is created from the first recomputation (create_target_sql). -#}
+{% macro _create_bookkeeping(args, existing) %}
+  {%- set n = auto_cdc._names() -%}
+  {%- for rel in existing if rel is not none -%}
+    {% do adapter.drop_relation(rel) %}
+  {%- endfor -%}
+  {% do auto_cdc.create_seq_type(args) %}
+  {% do auto_cdc._run_sql(auto_cdc.create_log_sql(args)) %}
+  {% do auto_cdc._run_sql(auto_cdc.create_runs_sql(args)) %}
+{% endmacro %}
+
+
+{% macro create_log_sql(args) %}
+  {%- set n = auto_cdc._names() -%}
+create table {{ args.log }} as
+select {{ auto_cdc._cols(args.cfg.stored) }}, {{ auto_cdc._q(n.op) }}, cast(0 as {{ dbt.type_bigint() }}) as {{ auto_cdc._q(n.run) }}
+from {{ args.batch }}
+where 1 = 0
+{% endmacro %}
+
+
+{#- One row per run: what it read, what it applied, how far its cursor reached. -#}
+{% macro create_runs_sql(args) %}
+  {%- set n = auto_cdc._names() -%}
+create table {{ args.runs }} as
+select
+  cast(0 as {{ dbt.type_bigint() }}) as run_id,
+  cast(null as {{ dbt.type_timestamp() }}) as run_started_at,
+  cast(null as {{ dbt.type_string() }}) as invocation_id,
+  {{ auto_cdc._q(n.cursor) }} as cursor_value,
+  cast(0 as {{ dbt.type_bigint() }}) as events_read,
+  cast(0 as {{ dbt.type_bigint() }}) as events_applied
+from {{ args.batch }}
+where 1 = 0
+{% endmacro %}
+
+
+{% macro create_target_sql(args) %}
+create table {{ args.target }} as
+select * from {{ args.desired }} where 1 = 0
+{% endmacro %}
+
+
+{#- Indexes where the engine uses them for the apply's lookups by key. -#}
+{% macro create_indexes(args) %}
+  {{ return(adapter.dispatch('create_indexes', 'auto_cdc')(args)) }}
+{% endmacro %}
+
+{#- DuckDB scans columns with zone maps; an ART index would only slow the appends. -#}
+{% macro default__create_indexes(args) %}
+{% endmacro %}
+
+{#- Postgres: the apply joins the log and the target on the key (and the log on the sequence). -#}
+{% macro postgres__create_indexes(args) %}
+  {% do run_query('create index on ' ~ args.log ~ ' (' ~ auto_cdc._cols(args.cfg.key_columns + args.cfg.seq_columns) ~ ')') %}
+  {% do run_query('create index on ' ~ args.target ~ ' (' ~ auto_cdc._cols(args.cfg.key_columns) ~ ')') %}
+{% endmacro %}
+
+
+{% macro append_to_log_sql(args, run_id) %}
+  {%- set n = auto_cdc._names() -%}
+insert into {{ args.log }} ({{ auto_cdc._cols(args.stored) }}, {{ auto_cdc._q(n.op) }}, {{ auto_cdc._q(n.run) }})
+select {{ auto_cdc._cols(args.stored) }}, {{ auto_cdc._q(n.op) }}, {{ run_id }}
+from {{ args.new }}
+{% endmacro %}
+
+
+{% macro record_run_sql(args, run_id) %}
+  {%- set n = auto_cdc._names() -%}
+insert into {{ args.runs }} (run_id, run_started_at, invocation_id, cursor_value, events_read, events_applied)
+select
+  {{ run_id }},
+  cast('{{ run_started_at.strftime("%Y-%m-%d %H:%M:%S.%f") }}' as {{ dbt.type_timestamp() }}),
+  '{{ invocation_id }}',
+  coalesce((select max({{ auto_cdc._q(n.cursor) }}) from {{ args.batch }}), (select max(cursor_value) from {{ args.runs }})),
+  (select count(*) from {{ args.batch }}),
+  (select count(*) from {{ args.new }})
+{% endmacro %}
+
+
+{#-
+  Incremental run: compare the model's output columns with the target's and follow
+  on_schema_change (default append_new_columns). A new column is added to the target and the log
+  with NULL for the rows and events before it: it opens no version by itself. A column the model no
+  longer returns is kept (NULL in later events, and no longer tracked) unless sync_all_columns
+  drops it. Returns the output and tracked columns to use.
+-#}
+{% macro _plan_schema_changes(args) %}
+  {%- set n = auto_cdc._names() -%}
+  {%- set cfg = args.cfg -%}
+  {%- set reserved = [n.start_at, n.end_at, n.system_start_at, n.system_end_at] | map('lower') | list -%}
+  {%- set existing = [] -%}
+  {%- for col in adapter.get_columns_in_relation(args.target) if (col.name | lower) not in reserved -%}
+    {%- do existing.append(col.name) -%}
+  {%- endfor -%}
+  {%- set added = [] -%}
+  {%- for c in cfg.output if auto_cdc._resolve_column(c, existing) is none -%}{%- do added.append(c) -%}{%- endfor -%}
+  {%- set removed = [] -%}
+  {%- for c in existing if auto_cdc._resolve_column(c, cfg.output) is none -%}{%- do removed.append(c) -%}{%- endfor -%}
+  {%- set mode = cfg.on_schema_change -%}
+  {%- if mode == 'fail' and (added or removed) -%}
+    {%- do exceptions.raise_compiler_error("auto_cdc model '" ~ model.name ~ "': the source's columns changed and on_schema_change is 'fail' (new: "
+          ~ (added | join(', ') or 'none') ~ "; missing: " ~ (removed | join(', ') or 'none') ~ ")") -%}
+  {%- endif -%}
+  {%- set add = added if mode in ['append_new_columns', 'sync_all_columns'] else [] -%}
+  {%- set drop = removed if mode == 'sync_all_columns' else [] -%}
+  {%- set output = [] -%}
+  {%- for c in existing if c not in drop -%}{%- do output.append(auto_cdc._resolve_column(c, cfg.output) or c) -%}{%- endfor -%}
+  {%- set output = output + add -%}
+  {%- set tracked = [] -%}
+  {%- for c in output if c in cfg.tracked -%}{%- do tracked.append(c) -%}{%- endfor -%}
+  {%- set stored = [] -%}
+  {%- for c in cfg.stored if c not in added or c in add -%}{%- do stored.append(c) -%}{%- endfor -%}
+  {{ return({'output': output, 'tracked': tracked, 'stored': stored, 'add_columns': add, 'drop_columns': drop}) }}
+{% endmacro %}
+
+
+{% macro _apply_schema_changes(args) %}
+  {%- if args.add_columns -%}
+    {%- set types = auto_cdc._column_types('select ' ~ auto_cdc._cols(args.add_columns) ~ ' from ' ~ args.batch) -%}
+    {%- for c in args.add_columns -%}
+      {%- for rel in [args.target, args.log] -%}
+        {% do run_query('alter table ' ~ rel ~ ' add column ' ~ auto_cdc._q(c) ~ ' ' ~ types[c]) %}
+      {%- endfor -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {%- for c in args.drop_columns -%}
+    {%- for rel in [args.target, args.log] -%}
+      {% do run_query('alter table ' ~ rel ~ ' drop column ' ~ auto_cdc._q(c)) %}
+    {%- endfor -%}
+  {%- endfor -%}
+{% endmacro %}

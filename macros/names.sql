@@ -1,0 +1,67 @@
+{#-
+  One place for every name the package reserves or creates. Python mirrors this table in
+  dbt_auto_cdc/names.py, and tests/unit/test_names.py checks that the two agree, so keep the
+  literal `'key': 'value'` form below.
+-#}
+{% macro _names() %}
+  {% do return({
+    'start_at': '__START_AT',
+    'end_at': '__END_AT',
+    'system_start_at': '__SYSTEM_START_AT',
+    'system_end_at': '__SYSTEM_END_AT',
+    'internal_prefix': '__auto_cdc_',
+    'op': '__auto_cdc_op',
+    'run': '__auto_cdc_run',
+    'cursor': '__auto_cdc_cursor',
+    'rank': '__auto_cdc_rank',
+    'log_suffix': '__auto_cdc_log',
+    'runs_suffix': '__auto_cdc_runs',
+    'seq_type_suffix': '__auto_cdc_seq',
+    'batch_suffix': '__auto_cdc_batch',
+    'new_suffix': '__auto_cdc_new',
+    'affected_suffix': '__auto_cdc_affected',
+    'desired_suffix': '__auto_cdc_desired',
+    'upsert': 'upsert',
+    'delete': 'delete',
+    'truncate': 'truncate'
+  }) %}
+{% endmacro %}
+
+
+{#- Identifiers beside the target: `<target><suffix>`, shortened with a hash when the engine's
+    identifier limit (Postgres: 63 bytes) would otherwise cut the suffix off and make two of them
+    collide. -#}
+{% macro _side_identifier(identifier, suffix) %}
+  {%- set limit = 63 -%}
+  {%- set name = identifier ~ suffix -%}
+  {%- if name | length > limit -%}
+    {%- set name = identifier[:limit - (suffix | length) - 9] ~ '_' ~ local_md5(identifier)[:8] ~ suffix -%}
+  {%- endif -%}
+  {% do return(name) %}
+{% endmacro %}
+
+
+{% macro _side_relation(target_relation, suffix) %}
+  {% do return(target_relation.incorporate(path={'identifier': auto_cdc._side_identifier(target_relation.identifier, suffix)}, type='table')) %}
+{% endmacro %}
+
+
+{#- Temporary relations live in the connection's temp schema. They are always named with that
+    schema, so a DROP can never reach a user's table of the same name. -#}
+{% macro _temp_relation(target_relation, suffix) %}
+  {% do return(adapter.dispatch('temp_relation', 'auto_cdc')(auto_cdc._side_identifier(target_relation.identifier, suffix))) %}
+{% endmacro %}
+
+{% macro default__temp_relation(identifier) %}
+  {% do return(api.Relation.create(identifier=identifier, type='table')) %}
+{% endmacro %}
+
+{#- Postgres: temp tables live in the session's pg_temp schema. -#}
+{% macro postgres__temp_relation(identifier) %}
+  {% do return(api.Relation.create(schema='pg_temp', identifier=identifier, type='table')) %}
+{% endmacro %}
+
+{#- DuckDB: temp tables live in the temp catalog's main schema. -#}
+{% macro duckdb__temp_relation(identifier) %}
+  {% do return(api.Relation.create(database='temp', schema='main', identifier=identifier, type='table')) %}
+{% endmacro %}

@@ -1,0 +1,65 @@
+{#- Small SQL fragments shared by the builders. Every identifier goes through adapter.quote, so
+    mixed-case and unusual column names work on every engine. -#}
+
+{% macro _q(name) %}{{ return(adapter.quote(name)) }}{% endmacro %}
+
+{#- `p."a", p."b"` -#}
+{% macro _cols(names, prefix=none) -%}
+  {%- set out = [] -%}
+  {%- for n in names -%}
+    {%- do out.append((prefix ~ '.' if prefix else '') ~ adapter.quote(n)) -%}
+  {%- endfor -%}
+  {{- return(out | join(', ')) -}}
+{%- endmacro %}
+
+{#- `l."a" = r."a" and ...`; TRUE for an empty list. -#}
+{% macro _eq(names, l, r) -%}
+  {%- set out = [] -%}
+  {%- for n in names -%}
+    {%- do out.append(l ~ '.' ~ adapter.quote(n) ~ ' = ' ~ r ~ '.' ~ adapter.quote(n)) -%}
+  {%- endfor -%}
+  {{- return(out | join(' and ') if out else '1 = 1') -}}
+{%- endmacro %}
+
+{#- NULL-safe equality of every listed column. -#}
+{% macro _same(names, l, r) -%}
+  {%- set out = [] -%}
+  {%- for n in names -%}
+    {%- do out.append(l ~ '.' ~ adapter.quote(n) ~ ' is not distinct from ' ~ r ~ '.' ~ adapter.quote(n)) -%}
+  {%- endfor -%}
+  {{- return(out | join(' and ') if out else '1 = 1') -}}
+{%- endmacro %}
+
+{#- ORDER BY list for the sequence: a list of columns orders like STRUCT(a, b). -#}
+{% macro _seq_order(seqs, prefix=none, desc=false) -%}
+  {%- set out = [] -%}
+  {%- for n in seqs -%}
+    {%- do out.append((prefix ~ '.' if prefix else '') ~ adapter.quote(n) ~ (' desc' if desc else '')) -%}
+  {%- endfor -%}
+  {{- return(out | join(', ')) -}}
+{%- endmacro %}
+
+{#- Lexicographic a < b over the sequence columns (no NULLs: R7 rejects them before). -#}
+{% macro _seq_lt(seqs, a, b) -%}
+  {%- set n = seqs | length -%}
+  {%- set terms = [] -%}
+  {%- for i in range(n) -%}
+    {%- set parts = [] -%}
+    {%- for j in range(i) -%}
+      {%- do parts.append(a ~ '.' ~ adapter.quote(seqs[j]) ~ ' = ' ~ b ~ '.' ~ adapter.quote(seqs[j])) -%}
+    {%- endfor -%}
+    {%- do parts.append(a ~ '.' ~ adapter.quote(seqs[i]) ~ ' < ' ~ b ~ '.' ~ adapter.quote(seqs[i])) -%}
+    {%- do terms.append('(' ~ (parts | join(' and ')) ~ ')') -%}
+  {%- endfor -%}
+  {{- return('(' ~ (terms | join(' or ')) ~ ')') -}}
+{%- endmacro %}
+
+{% macro _run_sql(sql) %}
+  {% do run_query(sql) %}
+{% endmacro %}
+
+{#- A single value from a one-row, one-column query. -#}
+{% macro _scalar(sql) %}
+  {% set result = run_query(sql) %}
+  {% do return(result.columns[0].values()[0] if result and result.rows | length > 0 else none) %}
+{% endmacro %}
