@@ -1,0 +1,226 @@
+"""Drive real dbt runs against real engines, for the functional and property tests.
+
+A ``Project`` is a scratch dbt project that installs this package with ``local:`` (as a user
+would), holds models written by the tests, and reads and writes tables through the engine's own
+Python driver. dbt runs as a subprocess, exactly as a user runs it.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+REPO = Path(__file__).resolve().parents[1]
+DBT = str(Path(sys.executable).with_name("dbt"))
+
+
+def jinja_literal(value: Any) -> str:
+    """A Python value as a Jinja literal, for config() calls in generated models."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{json.dumps(k)}: {jinja_literal(v)}" for k, v in value.items()) + "}"
+    return "[" + ", ".join(jinja_literal(v) for v in value) + "]"
+
+
+@dataclass
+class Result:
+    returncode: int
+    output: str
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+
+class DbtError(AssertionError):
+    pass
+
+
+class Project:
+    """A scratch dbt project on one engine ('duckdb' or 'postgres')."""
+
+    def __init__(self, path: Path, engine: str = "duckdb", pg_env: Mapping[str, str] | None = None,
+                 name: str = "auto_cdc_it"):
+        self.path = Path(path)
+        self.engine = engine
+        self.pg_env = dict(pg_env or {})
+        self.schema = "main" if engine == "duckdb" else "it_" + uuid.uuid4().hex[:10]
+        self.db_path = self.path / "it.duckdb"
+        self.path.mkdir(parents=True, exist_ok=True)
+        (self.path / "models").mkdir(exist_ok=True)
+        (self.path / "dbt_project.yml").write_text(
+            f"name: {name}\nversion: '1.0'\nconfig-version: 2\nprofile: {name}\nmodel-paths: ['models']\n"
+            "macro-paths: ['macros']\nseed-paths: ['seeds']\ntest-paths: ['tests']\n"
+        )
+        (self.path / "packages.yml").write_text(f"packages:\n  - local: {REPO}\n")
+        if engine == "duckdb":
+            output = f"type: duckdb\n      path: '{self.db_path}'\n      threads: 4"
+        else:
+            e = self.pg_env
+            output = (f"type: postgres\n      host: '{e['DBT_PG_HOST']}'\n      port: {e['DBT_PG_PORT']}\n"
+                      f"      user: '{e['DBT_PG_USER']}'\n      password: '{e['DBT_PG_PASSWORD']}'\n"
+                      f"      dbname: '{e['DBT_PG_DBNAME']}'\n      schema: '{self.schema}'\n      threads: 4")
+        (self.path / "profiles.yml").write_text(f"{name}:\n  target: it\n  outputs:\n    it:\n      {output}\n")
+        self._pg = None
+        if engine == "postgres":
+            self.execute(f'create schema if not exists "{self.schema}"')
+        self.dbt("deps")
+
+    # -- dbt ---------------------------------------------------------------------------------
+    def dbt(self, *args: str, check: bool = True, env: Mapping[str, str] | None = None) -> Result:
+        full_env = {**os.environ, "DO_NOT_TRACK": "1", "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+                    **self.pg_env, **(env or {})}
+        proc = subprocess.run(
+            [DBT, *args, "--project-dir", str(self.path), "--profiles-dir", str(self.path)],
+            cwd=self.path, env=full_env, capture_output=True, text=True)
+        result = Result(proc.returncode, proc.stdout + proc.stderr)
+        if check and not result.ok:
+            raise DbtError(f"dbt {' '.join(args)} failed:\n{result.output[-6000:]}")
+        return result
+
+    def run(self, *select: str, full_refresh: bool = False, check: bool = True, extra: Sequence[str] = ()) -> Result:
+        args = ["run"]
+        if select:
+            args += ["--select", *select]
+        if full_refresh:
+            args.append("--full-refresh")
+        return self.dbt(*args, *extra, check=check)
+
+    # -- models ------------------------------------------------------------------------------
+    def model(self, name: str, sql: str, **config: Any) -> None:
+        cfg = ", ".join(f"{k}={jinja_literal(v)}" for k, v in config.items())
+        (self.path / "models" / f"{name}.sql").write_text(("{{ config(" + cfg + ") }}\n" if cfg else "") + sql + "\n")
+
+    def remove_model(self, name: str) -> None:
+        (self.path / "models" / f"{name}.sql").unlink(missing_ok=True)
+
+    def feed_model(self, name: str, feed: str, **config: Any) -> None:
+        """A model that selects the whole of a feed table."""
+        self.model(name, f"select * from {self.relation(feed)}", **config)
+
+    # -- data --------------------------------------------------------------------------------
+    def relation(self, name: str) -> str:
+        return f'"{self.schema}"."{name}"'
+
+    def _connect(self):
+        if self.engine == "duckdb":
+            import duckdb
+            return duckdb.connect(str(self.db_path))
+        import psycopg2
+        if self._pg is None or self._pg.closed:
+            e = self.pg_env
+            self._pg = psycopg2.connect(host=e["DBT_PG_HOST"], port=int(e["DBT_PG_PORT"]), user=e["DBT_PG_USER"],
+                                        password=e["DBT_PG_PASSWORD"], dbname=e["DBT_PG_DBNAME"])
+            self._pg.autocommit = True
+        return self._pg
+
+    def _done(self, con) -> None:
+        if self.engine == "duckdb":
+            con.close()
+
+    def execute(self, sql: str, params: Sequence | None = None) -> None:
+        con = self._connect()
+        try:
+            if self.engine == "duckdb":
+                con.execute(sql, params or [])
+            else:
+                with con.cursor() as cur:
+                    cur.execute(sql, params)
+        finally:
+            self._done(con)
+
+    def fetch(self, sql: str) -> list[tuple]:
+        con = self._connect()
+        try:
+            if self.engine == "duckdb":
+                return con.execute(sql).fetchall()
+            with con.cursor() as cur:
+                cur.execute(sql)
+                return cur.fetchall()
+        finally:
+            self._done(con)
+
+    def rows(self, name: str) -> list[dict]:
+        """Every row of a relation of this project's schema, as dicts."""
+        con = self._connect()
+        try:
+            sql = f"select * from {self.relation(name)}"
+            if self.engine == "duckdb":
+                cur = con.execute(sql)
+                cols = [d[0] for d in cur.description]
+                return [dict(zip(cols, r)) for r in cur.fetchall()]
+            with con.cursor() as cur:
+                cur.execute(sql)
+                cols = [d[0] for d in cur.description]
+                return [dict(zip(cols, r)) for r in cur.fetchall()]
+        finally:
+            self._done(con)
+
+    def exists(self, name: str) -> bool:
+        sql = ("select count(*) from information_schema.tables where table_schema = '%s' and table_name = '%s'"
+               % (self.schema, name))
+        return self.fetch(sql)[0][0] > 0
+
+    def table(self, name: str, columns: Sequence[tuple[str, str]], rows: Iterable[Sequence[Any]] = ()) -> None:
+        """(Re)create a table with the given (name, SQL type) columns and rows."""
+        cols = ", ".join(f'"{c}" {t}' for c, t in columns)
+        self.execute(f"drop table if exists {self.relation(name)}")
+        self.execute(f"create table {self.relation(name)} ({cols})")
+        self.insert(name, [c for c, _ in columns], rows)
+
+    def insert(self, name: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+        rows = [tuple(r) for r in rows]
+        if not rows:
+            return
+        names = ", ".join(f'"{c}"' for c in columns)
+        con = self._connect()
+        try:
+            if self.engine == "duckdb":
+                marks = ", ".join("?" for _ in columns)
+                con.executemany(f"insert into {self.relation(name)} ({names}) values ({marks})", rows)
+            else:
+                from psycopg2.extras import execute_values
+                with con.cursor() as cur:
+                    execute_values(cur, f"insert into {self.relation(name)} ({names}) values %s", rows)
+        finally:
+            self._done(con)
+
+    def close(self) -> None:
+        if self._pg is not None and not self._pg.closed:
+            if self.engine == "postgres":
+                try:
+                    with self._pg.cursor() as cur:
+                        cur.execute(f'drop schema if exists "{self.schema}" cascade')
+                except Exception:
+                    pass
+            self._pg.close()
+
+    def clean(self) -> None:
+        self.close()
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
+def _sort_key(row: Sequence[Any]) -> tuple:
+    return tuple((v is not None, str(type(v).__name__), v if v is not None else 0) for v in row)
+
+
+def sorted_rows(rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> list[tuple]:
+    """Rows as tuples of the given columns, in a deterministic order (NULLs first)."""
+    return sorted((tuple(r[c] for c in columns) for r in rows), key=_sort_key)
+
+
+def target_rows(project: Project, name: str, columns: Sequence[str]) -> list[tuple]:
+    return sorted_rows(project.rows(name), columns)

@@ -1,0 +1,37 @@
+"""Mirror of ``macros/names.sql``: the names the package reserves or creates.
+
+``tests/unit/test_names.py`` checks that this table and the macro agree."""
+
+NAMES = {
+    "start_at": "__START_AT",
+    "end_at": "__END_AT",
+    "system_start_at": "__SYSTEM_START_AT",
+    "system_end_at": "__SYSTEM_END_AT",
+    "internal_prefix": "__auto_cdc_",
+    "op": "__auto_cdc_op",
+    "run": "__auto_cdc_run",
+    "cursor": "__auto_cdc_cursor",
+    "rank": "__auto_cdc_rank",
+    "log_suffix": "__auto_cdc_log",
+    "runs_suffix": "__auto_cdc_runs",
+    "seq_type_suffix": "__auto_cdc_seq",
+    "batch_suffix": "__auto_cdc_batch",
+    "new_suffix": "__auto_cdc_new",
+    "affected_suffix": "__auto_cdc_affected",
+    "desired_suffix": "__auto_cdc_desired",
+    "upsert": "upsert",
+    "delete": "delete",
+    "truncate": "truncate",
+}
+
+RESERVED_COLUMNS = (NAMES["start_at"], NAMES["end_at"], NAMES["system_start_at"], NAMES["system_end_at"])
+
+
+def log_table(target: str) -> str:
+    """The event log beside a target (short target names; long ones are hashed, see names.sql)."""
+    return target + NAMES["log_suffix"]
+
+
+def runs_table(target: str) -> str:
+    """The run log beside a target."""
+    return target + NAMES["runs_suffix"]

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Idempotent environment setup: creates .venv in the repo root and installs the
+# project with its test extras (pip install -e ".[test]").
+#
+#   bash scripts/bootstrap.sh
+#
+# Needs only python3 (and apt-get, when python3's venv module is missing).
+# Quiet on success. The install is skipped when .venv/.bootstrap-<sha256 of
+# pyproject.toml> exists, i.e. pyproject.toml has not changed since the last
+# successful run. Delete that stamp (or .venv) to force a reinstall.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+PYTHON="${PYTHON:-python3}"
+VENV="$ROOT/.venv"
+
+say() { printf 'bootstrap: %s\n' "$*" >&2; }
+die() { say "error: $*"; exit 1; }
+
+# Two callers at once (e.g. parallel scripts) must not both build the venv.
+if command -v flock >/dev/null 2>&1; then
+    lock_id="$(printf '%s' "$ROOT" | cksum | cut -d' ' -f1)"
+    exec 9>"${TMPDIR:-/tmp}/dbt-auto-cdc-bootstrap-${lock_id}.lock"
+    flock 9
+fi
+
+[ -f pyproject.toml ] || die "no pyproject.toml in $ROOT"
+
+hash_file() {
+    if command -v sha256sum >/dev/null 2>&1; then
+        sha256sum "$1" | cut -d' ' -f1
+    else
+        "$PYTHON" -c 'import hashlib,sys; print(hashlib.sha256(open(sys.argv[1],"rb").read()).hexdigest())' "$1"
+    fi
+}
+
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then
+        "$@"
+    elif command -v sudo >/dev/null 2>&1; then
+        sudo -n "$@"
+    else
+        die "need root to run: $*"
+    fi
+}
+
+ensure_venv_module() {
+    if "$PYTHON" -c 'import venv, ensurepip' >/dev/null 2>&1; then
+        return
+    fi
+    command -v apt-get >/dev/null 2>&1 || die "$PYTHON has no venv/ensurepip module and apt-get is missing"
+    say "installing python3-venv with apt-get"
+    local ver
+    ver="$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
+    # python3-venv matches Debian's default python3; python3.X-venv the running one.
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+        python3-venv >/dev/null
+    if ! "$PYTHON" -c 'import venv, ensurepip' >/dev/null 2>&1; then
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+            "python${ver}-venv" >/dev/null || true
+    fi
+    "$PYTHON" -c 'import venv, ensurepip' >/dev/null 2>&1 \
+        || die "$PYTHON still has no working venv module after apt-get install python3-venv"
+}
+
+# A venv whose interpreter is gone (moved machine, deleted Python) is useless.
+if [ -e "$VENV" ] && ! "$VENV/bin/python" -c 'import sys' >/dev/null 2>&1; then
+    say "removing broken $VENV"
+    rm -rf "$VENV"
+fi
+
+if [ ! -x "$VENV/bin/python" ]; then
+    command -v "$PYTHON" >/dev/null 2>&1 || die "$PYTHON not found"
+    ensure_venv_module
+    say "creating $VENV"
+    if ! "$PYTHON" -m venv "$VENV" >/dev/null; then
+        rm -rf "$VENV"
+        die "$PYTHON -m venv failed"
+    fi
+fi
+
+stamp="$VENV/.bootstrap-$(hash_file pyproject.toml)"
+if [ -f "$stamp" ]; then
+    exit 0
+fi
+
+# pip's output goes to a log, shown only on failure (some machines' pip config
+# makes even -q print a warning per package).
+pip_log="$(mktemp "${TMPDIR:-/tmp}/bootstrap-pip.XXXXXX")"
+trap 'rm -f "$pip_log"' EXIT
+pip_quiet() {
+    if ! "$VENV/bin/python" -m pip "$@" >"$pip_log" 2>&1; then
+        grep -v "^WARNING: Location '.*' is ignored" "$pip_log" | tail -n 60 >&2
+        die "pip $* failed (last lines of its output above)"
+    fi
+}
+
+say "installing the project into $VENV (pip install -e .[test])"
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+pip_quiet install -q --upgrade pip
+pip_quiet install -q -e ".[test]"
+
+rm -f "$VENV"/.bootstrap-*
+touch "$stamp"

@@ -1,0 +1,46 @@
+"""One conftest drives every engine: functional tests take the `engine` fixture and run on DuckDB
+and on a throwaway Postgres server, which this session starts itself (or reuses through the
+DBT_PG_* environment variables)."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from dbt_auto_cdc.harness import Project
+
+ENGINES = [e.strip() for e in os.environ.get("AUTO_CDC_ENGINES", "duckdb,postgres").split(",") if e.strip()]
+
+
+@pytest.fixture(scope="session")
+def pg_env():
+    from dbt_auto_cdc.testing import postgres
+    server = postgres.start()
+    yield server.env()
+    server.stop()
+
+
+@pytest.fixture(scope="session", params=ENGINES)
+def engine(request):
+    return request.param
+
+
+@pytest.fixture
+def make_project(engine, request, tmp_path_factory):
+    """Factory of scratch dbt projects on the current engine; cleaned up after the test."""
+    made = []
+
+    def make(name: str = "p") -> Project:
+        env = request.getfixturevalue("pg_env") if engine == "postgres" else None
+        project = Project(tmp_path_factory.mktemp(f"{engine}_{name}"), engine, env)
+        made.append(project)
+        return project
+
+    yield make
+    for project in made:
+        project.clean()
+
+
+@pytest.fixture
+def project(make_project):
+    return make_project()
