@@ -29,7 +29,12 @@ def jinja_literal(value: Any) -> str:
     if isinstance(value, (int, float)):
         return repr(value)
     if isinstance(value, str):
-        return json.dumps(value)
+        # Jinja string literals do not unescape backslashes: pick a quote the string lacks
+        if '"' not in value:
+            return '"' + value + '"'
+        if "'" not in value:
+            return "'" + value + "'"
+        return " ~ ".join(jinja_literal(part) if part else "''" for part in value.replace('"', '\x00"\x00').split("\x00"))
     if isinstance(value, Mapping):
         return "{" + ", ".join(f"{json.dumps(k)}: {jinja_literal(v)}" for k, v in value.items()) + "}"
     return "[" + ", ".join(jinja_literal(v) for v in value) + "]"

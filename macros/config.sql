@@ -62,7 +62,9 @@
   {%- set columns_to_update = config.get('columns_to_update') -%}
   {%- set system_sequence_by = config.get('system_sequence_by') -%}
   {%- set cursor_column = config.get('cursor_column') -%}
-  {%- set on_schema_change = config.get('on_schema_change') or 'append_new_columns' -%}
+  {#- dbt fills in on_schema_change='ignore' for every model; auto_cdc's default is append_new_columns,
+      so only a value the user set counts -#}
+  {%- set on_schema_change = config.get('on_schema_change') if 'on_schema_change' in (model.unrendered_config or {}) else 'append_new_columns' -%}
 
   {#- config combinations (R9) -#}
   {%- if not raw['keys'] -%}{%- do errors.append("keys: required (a list of key columns)") -%}{%- endif -%}

@@ -4,7 +4,7 @@
   or values) are looked for inside the batch and against the events already applied, so splitting
   a feed across runs never turns an error into a silent choice.
 -#}
-{% macro _check_feed(cfg, stored, batch, log) %}
+{% macro _check_feed(cfg, stored, log_columns, batch, log) %}
   {%- set n = auto_cdc._names() -%}
   {%- set op = auto_cdc._q(n.op) -%}
   {%- set problems = [] -%}
@@ -41,11 +41,11 @@
       {%- if log is not none %}
       union all
       select {{ auto_cdc._cols(identity, 'b') }}, 2 as n_events
-      from ({{ distinct_events }}) b
+      from (select distinct {{ auto_cdc._cols(log_columns) }}, {{ op }} from {{ batch }} where {{ op }} <> '{{ n.truncate }}') b
       join {{ log }} l
         on {{ auto_cdc._eq(identity, 'l', 'b') }}
       where l.{{ op }} <> '{{ n.truncate }}'
-        and not (l.{{ op }} = b.{{ op }} and {{ auto_cdc._same(stored, 'l', 'b') }})
+        and not (l.{{ op }} = b.{{ op }} and {{ auto_cdc._same(log_columns, 'l', 'b') }})
       {%- endif %}
     {%- endset -%}
     {%- set conflicts = run_query(sql) -%}

@@ -29,6 +29,7 @@ select
 from (
   select
     src.*,
+    {%- if cfg.truncate_expr or cfg.delete_expr %}
     case
       {%- if cfg.truncate_expr %}
       when ({{ cfg.truncate_expr }}) then '{{ n.truncate }}'
@@ -38,6 +39,9 @@ from (
       {%- endif %}
       else '{{ n.upsert }}'
     end as {{ op }}
+    {%- else %}
+    '{{ n.upsert }}' as {{ op }}
+    {%- endif %}
   from (
     {{ args.sql }}
   ) src

@@ -50,7 +50,10 @@
   {%- do args.update({'target_columns': args.output + ([] if cfg.scd == 1 else [n.start_at, n.end_at])}) -%}
 
   -- check it (R7) before anything is written
-  {% do auto_cdc._check_feed(cfg, args.stored, temp.batch, log_relation if incremental else none) %}
+  {#- a column added by this run is not compared with the events applied before it existed -#}
+  {%- set compared = [] -%}
+  {%- for c in args.stored if c not in args.add_columns -%}{%- do compared.append(c) -%}{%- endfor -%}
+  {% do auto_cdc._check_feed(cfg, args.stored, compared, temp.batch, log_relation if incremental else none) %}
 
   -- the event log and the run log: created on the first run or a full refresh, else evolved
   {% if incremental %}
