@@ -131,10 +131,7 @@ where {{ auto_cdc._q(p ~ 'next_op') }} is null
 
 {% macro postgres__create_seq_type(args) %}
   {%- if args.cfg.seq_columns | length > 1 and args.cfg.scd != 1 -%}
-    {%- set types = {} -%}
-    {%- for col in adapter.get_columns_in_relation(args.batch) -%}
-      {%- do types.update({col.name: col.data_type}) -%}
-    {%- endfor -%}
+    {%- set types = auto_cdc._column_types('select ' ~ auto_cdc._cols(args.cfg.seq_columns) ~ ' from ' ~ args.batch) -%}
     {%- set fields = [] -%}
     {%- for c in args.cfg.seq_columns -%}
       {%- do fields.append(auto_cdc._q(c) ~ ' ' ~ types[c]) -%}

@@ -70,7 +70,7 @@
   {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.desired, auto_cdc.desired_rows_sql(args))) %}
   {% if not incremental %}
     {% do auto_cdc._run_sql(auto_cdc.create_target_sql(args)) %}
-    {% do auto_cdc.create_indexes(args) %}
+    {% do auto_cdc.create_key_indexes(args) %}
   {% endif %}
   {% do auto_cdc._run_sql(auto_cdc.delete_stale_rows_sql(args)) %}
   {% call statement('main') %}

@@ -104,16 +104,16 @@ select * from {{ args.desired }} where 1 = 0
 
 
 {#- Indexes where the engine uses them for the apply's lookups by key. -#}
-{% macro create_indexes(args) %}
-  {{ return(adapter.dispatch('create_indexes', 'auto_cdc')(args)) }}
+{% macro create_key_indexes(args) %}
+  {{ return(adapter.dispatch('create_key_indexes', 'auto_cdc')(args)) }}
 {% endmacro %}
 
 {#- DuckDB scans columns with zone maps; an ART index would only slow the appends. -#}
-{% macro default__create_indexes(args) %}
+{% macro default__create_key_indexes(args) %}
 {% endmacro %}
 
 {#- Postgres: the apply joins the log and the target on the key (and the log on the sequence). -#}
-{% macro postgres__create_indexes(args) %}
+{% macro postgres__create_key_indexes(args) %}
   {% do run_query('create index on ' ~ args.log ~ ' (' ~ auto_cdc._cols(args.cfg.key_columns + args.cfg.seq_columns) ~ ')') %}
   {% do run_query('create index on ' ~ args.target ~ ' (' ~ auto_cdc._cols(args.cfg.key_columns) ~ ')') %}
 {% endmacro %}
