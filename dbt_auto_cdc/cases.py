@@ -23,6 +23,9 @@ class Case:
     tracked: list[str] | None = None  # SCD2 track_history_column_list
     sequence_in_output: bool = False
     use_cursor: bool = False
+    # R5: None, "ignore_null_updates", "ignore_null_updates_column_list",
+    # "ignore_null_updates_except_column_list" or "columns_to_update" (rows then carry `cols`)
+    partial: str | None = None
 
     @property
     def feed(self) -> str:
@@ -32,7 +35,7 @@ class Case:
     def feed_columns(self) -> list[tuple[str, str]]:
         cols = [("k1", "integer")] + ([("k2", "varchar")] if "k2" in self.key_columns else [])
         cols += [("s1", "integer")] + ([("s2", "integer")] if "s2" in self.seq_columns else [])
-        return cols + [("op", "varchar"), ("a", "integer"), ("b", "varchar"), ("loaded", "integer")]
+        return cols + [("op", "varchar"), ("a", "integer"), ("b", "varchar"), ("cols", "varchar"), ("loaded", "integer")]
 
     @property
     def output_columns(self) -> list[str]:
@@ -43,7 +46,7 @@ class Case:
         return max((r["loaded"] for r in self.rows), default=0) + 1
 
     def config(self) -> dict[str, Any]:
-        excluded = ["op", "loaded"] + ([] if self.sequence_in_output else self.seq_columns)
+        excluded = ["op", "loaded", "cols"] + ([] if self.sequence_in_output else self.seq_columns)
         cfg: dict[str, Any] = dict(
             materialized="auto_cdc", keys=self.key_columns,
             sequence_by=self.seq_columns if len(self.seq_columns) > 1 else self.seq_columns[0],
@@ -54,7 +57,21 @@ class Case:
             cfg["track_history_column_list"] = self.tracked
         if self.use_cursor:
             cfg["cursor_column"] = "loaded"
+        if self.partial == "ignore_null_updates":
+            cfg["ignore_null_updates"] = True
+        elif self.partial == "ignore_null_updates_column_list":
+            cfg["ignore_null_updates_column_list"] = ["a"]
+        elif self.partial == "ignore_null_updates_except_column_list":
+            cfg["ignore_null_updates_except_column_list"] = ["a"]
+        elif self.partial == "columns_to_update":
+            cfg["columns_to_update"] = "cols"
+            cfg["except_column_list"] = [c for c in excluded if c != "cols"]
         return cfg
+
+    @property
+    def ignore_null_columns(self) -> frozenset:
+        return {"ignore_null_updates": frozenset(["a", "b"]), "ignore_null_updates_column_list": frozenset(["a"]),
+                "ignore_null_updates_except_column_list": frozenset(["b"])}.get(self.partial, frozenset())
 
     # -- the oracle ---------------------------------------------------------------------------
     def events(self) -> list[ref.Event]:
@@ -64,12 +81,18 @@ class Case:
             op = ops[r["op"]]
             key = None if op == ref.TRUNCATE else tuple(r[k] for k in self.key_columns)
             values = {c: r[c] for c in self.output_columns if c not in self.key_columns}
-            out.append(ref.Event(key=key, seq=tuple(r[s] for s in self.seq_columns), op=op, values=values))
+            written = None
+            if self.partial == "columns_to_update" and r.get("cols") is not None:
+                written = frozenset(c.strip() for c in r["cols"].split(",") if c.strip())
+            out.append(ref.Event(key=key, seq=tuple(r[s] for s in self.seq_columns), op=op, values=values,
+                                 columns_to_update=written))
         return out
 
     def expected(self) -> list[tuple]:
         config = ref.Config(columns=tuple(self.output_columns), key_columns=tuple(self.key_columns),
-                            scd_type=self.scd, tracked=tuple(self.tracked) if self.tracked is not None else None)
+                            scd_type=self.scd, tracked=tuple(self.tracked) if self.tracked is not None else None,
+                            ignore_null_columns=self.ignore_null_columns,
+                            always_written=frozenset(self.seq_columns if self.sequence_in_output else ()))
         rows = ref.apply(self.events(), config)
         return sorted_rows(rows, self.target_columns)
 

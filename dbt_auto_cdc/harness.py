@@ -229,3 +229,8 @@ def sorted_rows(rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> li
 
 def target_rows(project: Project, name: str, columns: Sequence[str]) -> list[tuple]:
     return sorted_rows(project.rows(name), columns)
+
+
+def ordered(rows: Iterable[Sequence[Any]]) -> list[tuple]:
+    """Expected rows in the order target_rows returns them."""
+    return sorted((tuple(r) for r in rows), key=_sort_key)

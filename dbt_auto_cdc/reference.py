@@ -76,6 +76,9 @@ class Config:
     scd_type: int | str = 1
     tracked: tuple[str, ...] | None = None
     ignore_null_columns: frozenset[str] = frozenset()
+    # Output columns every upsert writes whatever the partial-update config: the sequence columns when they are
+    # output columns (keys are always written too).
+    always_written: frozenset[str] = frozenset()
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -192,7 +195,8 @@ def _validate_events(events: list[Event], config: Config, scd: int | str) -> Non
         if scd == BITEMPORAL and e.system_seq is None:
             bad("NULL system sequence value")
         if e.op == UPSERT and e.columns_to_update is not None:
-            unknown = sorted(e.columns_to_update - set(config.columns))
+            # column names in columns_to_update match case-insensitively, like SQL identifiers
+            unknown = sorted(c for c in e.columns_to_update if c.lower() not in {k.lower() for k in config.columns})
             if unknown:
                 bad(f"columns_to_update names unknown columns {unknown}")
     if len(seq_lengths) > 1:
@@ -215,7 +219,8 @@ def _payload(event: Event, config: Config) -> tuple:
     if event.op != UPSERT:
         return (event.op,)
     values = tuple(_norm(event.values.get(c)) for c in config.columns if c not in config.key_columns)
-    return (event.op, values, event.columns_to_update)
+    written = event.columns_to_update
+    return (event.op, values, None if written is None else frozenset(c.lower() for c in written))
 
 
 def _dedupe(events: list[Event], config: Config) -> list[Event]:
@@ -260,8 +265,10 @@ def _written(event: Event, config: Config) -> dict[str, Any]:
         if column in written:
             continue
         value = event.values.get(column)
-        if event.columns_to_update is not None:
-            if column in event.columns_to_update:
+        if column in config.always_written:
+            written[column] = value
+        elif event.columns_to_update is not None:
+            if column.lower() in {c.lower() for c in event.columns_to_update}:
                 written[column] = value
         elif not (value is None and column in config.ignore_null_columns):
             written[column] = value

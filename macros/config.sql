@@ -154,9 +154,6 @@
   {%- endif -%}
 
   {#- features specified by SPEC but not built yet: say so instead of silently ignoring the config -#}
-  {%- if not errors and (ignore_forms or ctu) -%}
-    {%- do errors.append("partial updates (ignore_null_updates*, columns_to_update) are not supported yet by this version of auto_cdc") -%}
-  {%- endif -%}
   {%- if not errors and scd == 'bitemporal' -%}
     {%- do errors.append("stored_as_scd_type 'bitemporal' is not supported yet by this version of auto_cdc") -%}
   {%- endif -%}
@@ -170,6 +167,11 @@
   {%- for c in output if c not in keys and c not in seqs -%}{%- do payload.append(c) -%}{%- endfor -%}
   {%- set stored = keys + [] -%}
   {%- for c in seqs + output + system_seq if c not in stored -%}{%- do stored.append(c) -%}{%- endfor -%}
+  {#- with columns_to_update, the log keeps each upsert's normalised list of written columns -#}
+  {%- if ctu -%}{%- do stored.append(names.columns) -%}{%- endif -%}
+  {#- R5: keys and sequence columns are written by every upsert; the other output columns may be partial -#}
+  {%- set ignore_null_payload = [] -%}
+  {%- for c in ignore_null if c in payload -%}{%- do ignore_null_payload.append(c) -%}{%- endfor -%}
 
   {% do return({
     'scd': scd,
@@ -179,7 +181,7 @@
     'payload': payload,
     'stored': stored,
     'tracked': tracked,
-    'ignore_null': ignore_null,
+    'ignore_null': ignore_null_payload,
     'columns_to_update': ctu[0] if ctu else none,
     'system_seq': system_seq[0] if system_seq else none,
     'cursor': cursor[0] if cursor else none,

@@ -13,6 +13,7 @@
     'op': '__auto_cdc_op',
     'run': '__auto_cdc_run',
     'cursor': '__auto_cdc_cursor',
+    'columns': '__auto_cdc_columns',
     'rank': '__auto_cdc_rank',
     'log_suffix': '__auto_cdc_log',
     'runs_suffix': '__auto_cdc_runs',

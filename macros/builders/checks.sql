@@ -29,6 +29,31 @@
     {%- endif -%}
   {%- endfor -%}
 
+  {#- R5: columns_to_update may name only output columns -#}
+  {%- if cfg.columns_to_update and not problems -%}
+    {%- set known = [] -%}
+    {%- for c in cfg.output -%}{%- do known.append("'" ~ (c | lower | replace("'", "''")) ~ "'") -%}{%- endfor -%}
+    {%- set sql -%}
+      select {{ auto_cdc._cols(cfg.key_columns) }}, name from (
+        select {{ auto_cdc._cols(cfg.key_columns) }}, {{ auto_cdc.split_names_sql(auto_cdc._q(n.columns)) }} as name
+        from {{ batch }}
+        where {{ op }} = '{{ n.upsert }}' and {{ auto_cdc._q(n.columns) }} is not null
+      ) listed
+      where name <> '' and name not in ({{ known | join(', ') }})
+    {%- endset -%}
+    {%- set unknown = run_query(sql) -%}
+    {%- if unknown.rows | length > 0 -%}
+      {%- set shown = [] -%}
+      {%- for row in unknown.rows[:5] -%}
+        {%- set parts = [] -%}
+        {%- for c in cfg.key_columns -%}{%- do parts.append(c ~ '=' ~ row[loop.index0]) -%}{%- endfor -%}
+        {%- do shown.append("'" ~ row[-1] ~ "' for (" ~ (parts | join(', ')) ~ ")") -%}
+      {%- endfor -%}
+      {%- do problems.append("columns_to_update column '" ~ cfg.columns_to_update ~ "' names unknown columns in "
+            ~ (unknown.rows | length) ~ " case(s): " ~ (shown | join(', '))) -%}
+    {%- endif -%}
+  {%- endif -%}
+
   {#- conflicts: the same key and sequence with a different operation or different output values -#}
   {%- if not problems -%}
     {%- set identity = cfg.key_columns + cfg.seq_columns -%}

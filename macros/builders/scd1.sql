@@ -27,14 +27,15 @@ events as (
   where l.{{ op }} <> '{{ n.truncate }}'
     and (t.{{ auto_cdc._q(cfg.seq_columns[0]) }} is null or not {{ auto_cdc._seq_lt(cfg.seq_columns, 'l', 't') }})
 ),
+{{ auto_cdc.merged_events_ctes(args) }}
 ranked as (
   select
-    events.*,
+    merged.*,
     row_number() over (
       partition by {{ auto_cdc._cols(cfg.key_columns) }}
       order by {{ auto_cdc._seq_order(cfg.seq_columns, desc=true) }}
     ) as {{ rank }}
-  from events
+  from merged
 )
 select {{ auto_cdc._cols(args.output) }}
 from ranked

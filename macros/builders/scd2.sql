@@ -31,9 +31,10 @@ with events as (
   from {{ args.log }} l
   join {{ args.affected }} a on {{ auto_cdc._eq(cfg.key_columns, 'l', 'a') }}
 ),
+{{ auto_cdc.merged_events_ctes(args) }}
 neighbours as (
   select
-    events.*,
+    merged.*,
     lag({{ op }}) over w as {{ auto_cdc._q(p ~ 'prev_op') }},
     {%- for c in compared %}
     lag({{ auto_cdc._q(c) }}) over w as {{ auto_cdc._q(p ~ 'prev_' ~ loop.index0) }},
@@ -42,7 +43,7 @@ neighbours as (
     lead({{ auto_cdc._q(c) }}) over w as {{ ends[loop.index0] }},
     {%- endfor %}
     lead({{ op }}) over w as {{ auto_cdc._q(p ~ 'next_op') }}
-  from events
+  from merged
   window w as (partition by {{ keys }} order by {{ order }})
 ),
 flagged as (

@@ -18,7 +18,9 @@ select
   case when s.{{ op }} = '{{ n.truncate }}' then null else s.{{ auto_cdc._q(c) }} end as {{ auto_cdc._q(c) }},
   {%- endfor %}
   {%- for c in cfg.stored if c not in cfg.key_columns %}
-  {%- if c in kept_on_every_event %}
+  {%- if c == n.columns %}
+  case when s.{{ op }} = '{{ n.upsert }}' then {{ auto_cdc.columns_to_update_sql('s.' ~ auto_cdc._q(cfg.columns_to_update), args.columns_to_update_is_list) }} end as {{ auto_cdc._q(c) }},
+  {%- elif c in kept_on_every_event %}
   s.{{ auto_cdc._q(c) }},
   {%- else %}
   case when s.{{ op }} = '{{ n.upsert }}' then s.{{ auto_cdc._q(c) }} end as {{ auto_cdc._q(c) }},
@@ -51,3 +53,39 @@ from (
   {%- endif %}
 ) s
 {% endmacro %}
+
+
+{#-
+  R5 COLUMNS TO UPDATE: an array of column names (or a comma-separated string) normalised to
+  ',a,b,': lower case, trimmed, sorted, without duplicates, so that two events listing the same
+  columns in another order are the same event. NULL stays NULL (the upsert writes every column).
+-#}
+{% macro columns_to_update_sql(expr, is_list) %}
+  {{ return(adapter.dispatch('columns_to_update_sql', 'auto_cdc')(expr, is_list)) }}
+{% endmacro %}
+
+{% macro default__columns_to_update_sql(expr, is_list) -%}
+  {%- set items = expr if is_list else 'string_to_array(' ~ expr ~ ", ',')" -%}
+case when {{ expr }} is null then null else ',' || coalesce((
+  select string_agg(distinct lower(btrim(u.s)), ',' order by lower(btrim(u.s)))
+  from unnest({{ items }}) as u(s)
+  where btrim(u.s) <> ''
+), '') || ',' end
+{%- endmacro %}
+
+{#- DuckDB: list functions instead of a correlated subquery over unnest. -#}
+{% macro duckdb__columns_to_update_sql(expr, is_list) -%}
+  {%- set items = expr if is_list else 'string_split(' ~ expr ~ ", ',')" -%}
+case when {{ expr }} is null then null else ',' || coalesce(array_to_string(list_sort(list_distinct(list_filter(
+  list_transform({{ items }}, lambda s: lower(trim(s))), lambda s: s <> ''))), ','), '') || ',' end
+{%- endmacro %}
+
+
+{#- The column names of a normalised columns_to_update value, one row each. -#}
+{% macro split_names_sql(expr) %}
+  {{ return(adapter.dispatch('split_names_sql', 'auto_cdc')(expr)) }}
+{% endmacro %}
+
+{% macro default__split_names_sql(expr) -%}
+unnest(string_to_array(substr({{ expr }}, 2, length({{ expr }}) - 2), ','))
+{%- endmacro %}

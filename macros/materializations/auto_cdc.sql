@@ -35,8 +35,11 @@
   {%- for rel in temp.values() -%}
     {% do auto_cdc._run_sql(auto_cdc.drop_temp_table_sql(rel)) %}
   {%- endfor -%}
+  {%- set ctu_is_list = cfg.columns_to_update is not none and auto_cdc._is_list_type(
+        auto_cdc._column_types('select ' ~ auto_cdc._q(cfg.columns_to_update) ~ ' from (' ~ source_sql ~ ') s').values() | first) -%}
   {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.batch, auto_cdc.stage_batch_sql({
-        'cfg': cfg, 'sql': source_sql, 'runs': runs_relation if incremental else none})))
+        'cfg': cfg, 'sql': source_sql, 'runs': runs_relation if incremental else none,
+        'columns_to_update_is_list': ctu_is_list})))
   %}
   {%- set args = {
         'cfg': cfg, 'batch': temp.batch, 'new': temp.new, 'affected': temp.affected, 'desired': temp.desired,

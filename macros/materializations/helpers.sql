@@ -59,6 +59,13 @@ drop table if exists {{ relation }}
 {% endmacro %}
 
 
+{#- Is a column type an array (DuckDB `VARCHAR[]`, Postgres `text[]` / `_text` / `ARRAY`)? -#}
+{% macro _is_list_type(type_name) %}
+  {%- set t = (type_name or '') | lower -%}
+  {{ return(t.endswith(']') or t.startswith('_') or 'array' in t or t.startswith('list')) }}
+{% endmacro %}
+
+
 {#- First run or full refresh: drop what was there, create the event log and the run log. The
     target itself is created from the first recomputation (create_target_sql). -#}
 {% macro _create_bookkeeping(args, existing) %}

@@ -33,10 +33,11 @@ def cases(draw, index: int):
             op = draw(st.sampled_from("UUUD"))
             rows.append(dict(k1=key[0], k2=key[1], s1=seq[0], s2=seq[1], op=op,
                              a=draw(st.one_of(st.none(), st.integers(0, 2))),
-                             b=draw(st.one_of(st.none(), st.sampled_from(["p", "q", "it's"])))))
+                             b=draw(st.one_of(st.none(), st.sampled_from(["p", "q", "it's"]))),
+                             cols=draw(st.one_of(st.none(), st.sampled_from(["", "a", "b", "a,b", "B, a", "A"])))))
     if scd == 1:
         for seq in draw(st.lists(st.tuples(st.integers(0, 9), seq_part2), max_size=1, unique=True)):
-            rows.append(dict(k1=None, k2=None, s1=seq[0], s2=seq[1], op="T", a=None, b=None))
+            rows.append(dict(k1=None, k2=None, s1=seq[0], s2=seq[1], op="T", a=None, b=None, cols=None))
     # exact duplicates of some events are harmless (R7)
     rows += [dict(r) for r in draw(st.lists(st.sampled_from(rows), max_size=2))]
     rows = draw(st.permutations(rows))
@@ -44,8 +45,11 @@ def cases(draw, index: int):
     for r in rows:
         r["loaded"] = draw(st.integers(0, runs - 1))
     tracked = draw(st.sampled_from([None, ["a"], ["b"], []])) if scd == 2 else None
+    partial = draw(st.sampled_from([None, None, "ignore_null_updates", "ignore_null_updates_column_list",
+                                    "ignore_null_updates_except_column_list", "columns_to_update"]))
     return Case(name=f"case_{index}", scd=scd, key_columns=key_columns, seq_columns=seq_columns, rows=rows,
-                tracked=tracked, sequence_in_output=draw(st.booleans()), use_cursor=draw(st.booleans()))
+                tracked=tracked, sequence_in_output=draw(st.booleans()), use_cursor=draw(st.booleans()),
+                partial=partial)
 
 
 batches = st.tuples(*[cases(i) for i in range(CASES_PER_EXAMPLE)])
