@@ -190,3 +190,76 @@
     'on_schema_change': on_schema_change
   }) %}
 {% endmacro %}
+
+
+{#-
+  auto_cdc_snapshot configs (SPEC section 3). The result has the shape _resolve_config returns, so
+  the snapshot's diff feeds the same apply: the snapshot version is the sequence (an internal
+  column), every other column is an output column.
+-#}
+{% macro _resolve_snapshot_config(source_columns) %}
+  {%- set names = auto_cdc._names() -%}
+  {%- set errors = [] -%}
+  {%- set columns = source_columns | list -%}
+  {%- set scd = auto_cdc._scd_type(config.get('stored_as_scd_type', 1), errors) -%}
+  {%- if scd == 'bitemporal' -%}
+    {%- do errors.append("stored_as_scd_type: auto_cdc_snapshot supports 1 or 2") -%}
+  {%- endif -%}
+  {%- set raw_keys = auto_cdc._as_list(config.get('keys')) -%}
+  {%- set track = auto_cdc._as_list(config.get('track_history_column_list')) -%}
+  {%- set track_except = auto_cdc._as_list(config.get('track_history_except_column_list')) -%}
+  {%- set version = config.get('snapshot_version') -%}
+  {%- set max_delete_fraction = config.get('max_delete_fraction') -%}
+  {%- set on_schema_change = config.get('on_schema_change') if 'on_schema_change' in (model.unrendered_config or {}) else 'append_new_columns' -%}
+
+  {%- if not raw_keys -%}{%- do errors.append("keys: required (a list of key columns)") -%}{%- endif -%}
+  {%- if track is not none and track_except is not none -%}
+    {%- do errors.append("track_history_column_list and track_history_except_column_list: set one of them, not both") -%}
+  {%- endif -%}
+  {%- if scd == 1 and (track is not none or track_except is not none) -%}
+    {%- do errors.append("track_history_column_list / track_history_except_column_list: only for stored_as_scd_type 2") -%}
+  {%- endif -%}
+  {%- if max_delete_fraction is not none and (max_delete_fraction is string or max_delete_fraction < 0 or max_delete_fraction > 1) -%}
+    {%- do errors.append("max_delete_fraction: expected a number between 0 and 1, got '" ~ max_delete_fraction ~ "'") -%}
+  {%- endif -%}
+  {%- for name in ['sequence_by', 'apply_as_deletes', 'apply_as_truncates', 'column_list', 'except_column_list',
+                   'cursor_column', 'columns_to_update', 'system_sequence_by', 'ignore_null_updates',
+                   'ignore_null_updates_column_list', 'ignore_null_updates_except_column_list'] -%}
+    {%- if config.get(name) -%}
+      {%- do errors.append(name ~ ": not a config of auto_cdc_snapshot (the snapshot version orders the changes)") -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- for c in columns -%}
+    {%- if (c | lower).startswith(names.internal_prefix | lower) -%}
+      {%- do errors.append("column '" ~ c ~ "': names starting with " ~ names.internal_prefix ~ " are reserved for the package") -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- set keys = auto_cdc._resolve_list('keys', raw_keys or [], columns, errors) -%}
+  {%- set version_col = auto_cdc._resolve_list('snapshot_version', [version] if version else [], columns, errors) -%}
+  {%- set output = [] -%}
+  {%- for c in columns if c not in version_col -%}{%- do output.append(c) -%}{%- endfor -%}
+  {%- set reserved = [names.start_at, names.end_at, names.system_start_at, names.system_end_at] | map('lower') | list -%}
+  {%- for c in output if (c | lower) in reserved -%}
+    {%- do errors.append("column '" ~ c ~ "': reserved for the target's history columns; rename it") -%}
+  {%- endfor -%}
+  {%- set tracked = output -%}
+  {%- if track is not none -%}
+    {%- set tracked = auto_cdc._resolve_list('track_history_column_list', track, output, errors) -%}
+  {%- elif track_except is not none -%}
+    {%- set untracked = auto_cdc._resolve_list('track_history_except_column_list', track_except, output, errors) -%}
+    {%- set tracked = [] -%}
+    {%- for c in output if c not in untracked -%}{%- do tracked.append(c) -%}{%- endfor -%}
+  {%- endif -%}
+  {%- if errors -%}
+    {%- do exceptions.raise_compiler_error("auto_cdc_snapshot model '" ~ model.name ~ "' has invalid configuration:\n  - " ~ (errors | join('\n  - '))) -%}
+  {%- endif -%}
+  {%- set payload = [] -%}
+  {%- for c in output if c not in keys -%}{%- do payload.append(c) -%}{%- endfor -%}
+  {% do return({
+    'scd': scd, 'key_columns': keys, 'seq_columns': [names.version], 'output': output, 'payload': payload,
+    'stored': keys + [names.version] + payload, 'tracked': tracked, 'ignore_null': [],
+    'columns_to_update': none, 'system_seq': none, 'cursor': none, 'delete_expr': none, 'truncate_expr': none,
+    'on_schema_change': on_schema_change,
+    'snapshot_version': version_col[0] if version_col else none, 'max_delete_fraction': max_delete_fraction
+  }) %}
+{% endmacro %}

@@ -22,6 +22,9 @@
     'new_suffix': '__auto_cdc_new',
     'affected_suffix': '__auto_cdc_affected',
     'desired_suffix': '__auto_cdc_desired',
+    'snapshot_suffix': '__auto_cdc_snapshot',
+    'version': '__auto_cdc_version',
+    'current': '__auto_cdc_current',
     'upsert': 'upsert',
     'delete': 'delete',
     'truncate': 'truncate'

@@ -10,6 +10,32 @@
   So a run's cost follows its new events and the history of the keys they touch (R1, R8).
 -#}
 
+{#- Steps 1-5 for a staged batch of events (args.batch), after its checks. The first run or a full
+    refresh creates the event log and the run log (and drops what was there); an incremental run
+    evolves their schema. The target is created from the first recomputation. -#}
+{% macro _apply_batch(args, incremental, existing) %}
+  {% if incremental %}
+    {% do auto_cdc._apply_schema_changes(args) %}
+  {% else %}
+    {% do auto_cdc._create_bookkeeping(args, existing) %}
+  {% endif %}
+  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.new, auto_cdc.new_events_sql(args))) %}
+  {%- set run_id = auto_cdc._scalar('select coalesce(max(run_id), 0) + 1 from ' ~ args.runs) | int -%}
+  {% do auto_cdc._run_sql(auto_cdc.append_to_log_sql(args, run_id)) %}
+  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.affected, auto_cdc.affected_keys_sql(args))) %}
+  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.desired, auto_cdc.desired_rows_sql(args))) %}
+  {% if not incremental %}
+    {% do auto_cdc._run_sql(auto_cdc.create_target_sql(args)) %}
+    {% do auto_cdc.create_key_indexes(args) %}
+  {% endif %}
+  {% do auto_cdc._run_sql(auto_cdc.delete_stale_rows_sql(args)) %}
+  {% call statement('main') %}
+    {{ auto_cdc.insert_missing_rows_sql(args) }}
+  {% endcall %}
+  {% do auto_cdc._run_sql(auto_cdc.record_run_sql(args, run_id)) %}
+{% endmacro %}
+
+
 {% macro new_events_sql(args) %}
   {{ return(adapter.dispatch('new_events_sql', 'auto_cdc')(args)) }}
 {% endmacro %}

@@ -32,9 +32,7 @@
   {{ run_hooks(pre_hooks, inside_transaction=True) }}
 
   -- stage the feed
-  {%- for rel in temp.values() -%}
-    {% do auto_cdc._run_sql(auto_cdc.drop_temp_table_sql(rel)) %}
-  {%- endfor -%}
+  {% do auto_cdc._drop_temp_relations(temp) %}
   {%- set ctu_is_list = cfg.columns_to_update is not none and auto_cdc._is_list_type(
         auto_cdc._column_types('select ' ~ auto_cdc._q(cfg.columns_to_update) ~ ' from (' ~ source_sql ~ ') s').values() | first) -%}
   {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.batch, auto_cdc.stage_batch_sql({
@@ -58,35 +56,13 @@
   {%- for c in args.stored if c not in args.add_columns -%}{%- do compared.append(c) -%}{%- endfor -%}
   {% do auto_cdc._check_feed(cfg, args.stored, compared, temp.batch, log_relation if incremental else none) %}
 
-  -- the event log and the run log: created on the first run or a full refresh, else evolved
-  {% if incremental %}
-    {% do auto_cdc._apply_schema_changes(args) %}
-  {% else %}
-    {% do auto_cdc._create_bookkeeping(args, [existing_relation, existing_log, existing_runs]) %}
-  {% endif %}
+  -- the event log and the run log, then the apply (macros/builders/apply.sql)
+  {% do auto_cdc._apply_batch(args, incremental, [existing_relation, existing_log, existing_runs]) %}
 
-  -- apply: append the new events to the log, recompute the keys they touch, write the difference
-  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.new, auto_cdc.new_events_sql(args))) %}
-  {%- set run_id = auto_cdc._scalar('select coalesce(max(run_id), 0) + 1 from ' ~ runs_relation) | int -%}
-  {% do auto_cdc._run_sql(auto_cdc.append_to_log_sql(args, run_id)) %}
-  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.affected, auto_cdc.affected_keys_sql(args))) %}
-  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.desired, auto_cdc.desired_rows_sql(args))) %}
-  {% if not incremental %}
-    {% do auto_cdc._run_sql(auto_cdc.create_target_sql(args)) %}
-    {% do auto_cdc.create_key_indexes(args) %}
-  {% endif %}
-  {% do auto_cdc._run_sql(auto_cdc.delete_stale_rows_sql(args)) %}
-  {% call statement('main') %}
-    {{ auto_cdc.insert_missing_rows_sql(args) }}
-  {% endcall %}
-  {% do auto_cdc._run_sql(auto_cdc.record_run_sql(args, run_id)) %}
-
-  {%- for rel in temp.values() -%}
-    {% do auto_cdc._run_sql(auto_cdc.drop_temp_table_sql(rel)) %}
-  {%- endfor -%}
-
+  {% do auto_cdc._drop_temp_relations(temp) %}
   {% set should_revoke = should_revoke(existing_relation, full_refresh_mode) %}
   {% for rel in [target_relation, log_relation, runs_relation] %}
+    {#- the bookkeeping is readable by exactly those who can read the target -#}
     {% do apply_grants(rel, grant_config, should_revoke=should_revoke) %}
   {% endfor %}
   {% do persist_docs(target_relation, model) %}

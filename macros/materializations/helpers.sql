@@ -17,6 +17,13 @@
 {% endmacro %}
 
 
+{% macro _drop_temp_relations(temp) %}
+  {%- for rel in temp.values() -%}
+    {% do auto_cdc._run_sql(auto_cdc.drop_temp_table_sql(rel)) %}
+  {%- endfor -%}
+{% endmacro %}
+
+
 {% macro create_temp_table_sql(relation, sql) %}
   {{ return(adapter.dispatch('create_temp_table_sql', 'auto_cdc')(relation, sql)) }}
 {% endmacro %}
@@ -141,7 +148,7 @@ select
   {{ run_id }},
   cast('{{ run_started_at.strftime("%Y-%m-%d %H:%M:%S.%f") }}' as {{ dbt.type_timestamp() }}),
   '{{ invocation_id }}',
-  coalesce((select max({{ auto_cdc._q(n.cursor) }}) from {{ args.batch }}), (select max(cursor_value) from {{ args.runs }})),
+  coalesce({{ args.get('cursor_sql') or '(select max(' ~ auto_cdc._q(n.cursor) ~ ') from ' ~ args.batch ~ ')' }}, (select max(cursor_value) from {{ args.runs }})),
   (select count(*) from {{ args.batch }}),
   (select count(*) from {{ args.new }})
 {% endmacro %}

@@ -1,0 +1,212 @@
+{#-
+  auto_cdc_snapshot (SPEC section 3): each new snapshot version is compared with the one before
+  it, and the differences become events whose sequence is the version, applied like a change feed.
+  For the first new version "the one before" is the target's current state (SCD2: its open rows)
+  at the last applied version. One pass over the snapshots and the current rows: each key's rows,
+  ordered by version, are compared with their neighbours.
+-#}
+
+{#- The model's rows with their version: the snapshot_version column, else the run's start time. -#}
+{% macro stage_snapshot_sql(args) %}
+  {{ return(adapter.dispatch('stage_snapshot_sql', 'auto_cdc')(args)) }}
+{% endmacro %}
+
+{% macro default__stage_snapshot_sql(args) %}
+  {%- set cfg = args.cfg -%}
+  {%- set n = auto_cdc._names() -%}
+select
+  {{ auto_cdc._cols(cfg.output, 's') }},
+  {% if cfg.snapshot_version -%}
+  s.{{ auto_cdc._q(cfg.snapshot_version) }}
+  {%- else -%}
+  cast('{{ run_started_at.strftime("%Y-%m-%d %H:%M:%S.%f") }}' as {{ dbt.type_timestamp() }})
+  {%- endif %} as {{ auto_cdc._q(n.version) }}
+from (
+  {{ args.sql }}
+) s
+{% endmacro %}
+
+
+{#- The snapshot rows still to apply, and the current state they are compared with. -#}
+{% macro _snapshot_rows_sql(args, incremental) -%}
+  {%- set cfg = args.cfg -%}
+  {%- set n = auto_cdc._names() -%}
+  {%- set version = auto_cdc._q(n.version) -%}
+  {%- set last = '(select max(cursor_value) from ' ~ args.runs ~ ')' -%}
+  {#- the target's columns (args.output): a column new in the source is NULL in the current state, one
+      the source no longer returns is NULL in the snapshots -#}
+select
+  {%- for c in args.output %}
+  {{ auto_cdc._q(c) if c in cfg.output else 'null' }} as {{ auto_cdc._q(c) }},
+  {%- endfor %}
+  {{ version }}, 0 as {{ auto_cdc._q(n.current) }}
+from {{ args.snapshot }}
+{%- if incremental %}
+where {{ last }} is null or {{ version }} > {{ last }}
+union all
+select
+  {%- for c in args.output %}
+  {{ 'null' if c in args.add_columns else auto_cdc._q(c) }},
+  {%- endfor %}
+  {{ last }}, 1
+from {{ args.target }}
+{%- if cfg.scd != 1 %}
+where {{ auto_cdc._q(n.end_at) }} is null
+{%- endif %}
+{%- endif %}
+{%- endmacro %}
+
+
+{#- Versions in order, each with the one before and after it. Without snapshot_version the run's
+    snapshot is a version even when it is empty (then it deletes every key). -#}
+{% macro _snapshot_versions_sql(args) -%}
+  {%- set version = auto_cdc._q(auto_cdc._names().version) -%}
+versions as (
+  select v, lag(v) over (order by v) as prev_v, lead(v) over (order by v) as next_v
+  from (
+    select distinct {{ version }} as v from snapshot_rows
+    {%- if not args.cfg.snapshot_version %}
+    union
+    select cast('{{ run_started_at.strftime("%Y-%m-%d %H:%M:%S.%f") }}' as {{ dbt.type_timestamp() }})
+    {%- endif %}
+  ) d
+)
+{%- endmacro %}
+
+
+{#- The events of the diff, in the staged-feed shape (keys, version, payload, op, cursor). -#}
+{% macro snapshot_diff_sql(args, incremental) %}
+  {{ return(adapter.dispatch('snapshot_diff_sql', 'auto_cdc')(args, incremental)) }}
+{% endmacro %}
+
+{% macro default__snapshot_diff_sql(args, incremental) %}
+  {%- set cfg = args.cfg -%}
+  {%- set payload = [] -%}
+  {%- for c in args.output if c not in cfg.key_columns -%}{%- do payload.append(c) -%}{%- endfor -%}
+  {%- set n = auto_cdc._names() -%}
+  {%- set p = n.internal_prefix -%}
+  {%- set version = auto_cdc._q(n.version) -%}
+with snapshot_rows as (
+  {{ auto_cdc._snapshot_rows_sql(args, incremental) }}
+),
+{{ auto_cdc._snapshot_versions_sql(args) }},
+keyed as (
+  select
+    r.*, x.prev_v, x.next_v,
+    {%- for c in payload %}
+    lag({{ auto_cdc._q(c) }}) over k as {{ auto_cdc._q(p ~ 'prev_' ~ loop.index0) }},
+    {%- endfor %}
+    lag(r.{{ version }}) over k as key_prev_v,
+    lead(r.{{ version }}) over k as key_next_v
+  from snapshot_rows r
+  join versions x on r.{{ version }} = x.v
+  window k as (partition by {{ auto_cdc._cols(cfg.key_columns, 'r') }} order by r.{{ version }})
+)
+select
+  {{ auto_cdc._cols(cfg.key_columns) }}, {{ version }}, {{ auto_cdc._cols(payload) ~ ',' if payload }}
+  '{{ n.upsert }}' as {{ auto_cdc._q(n.op) }}, {{ version }} as {{ auto_cdc._q(n.cursor) }}
+from keyed
+where {{ auto_cdc._q(n.current) }} = 0
+  and (key_prev_v is null or key_prev_v <> prev_v
+    {%- for c in payload %}
+    or {{ auto_cdc._q(c) }} is distinct from {{ auto_cdc._q(p ~ 'prev_' ~ loop.index0) }}
+    {%- endfor %})
+union all
+select
+  {{ auto_cdc._cols(cfg.key_columns) }}, next_v, {% for c in payload %}null, {% endfor %}
+  '{{ n.delete }}', next_v
+from keyed
+where next_v is not null and (key_next_v is null or key_next_v <> next_v)
+{% endmacro %}
+
+
+{#- Snapshot data problems: NULL keys or versions, a key twice in one version. -#}
+{% macro _check_snapshot(cfg, snapshot) %}
+  {%- set n = auto_cdc._names() -%}
+  {%- set version = auto_cdc._q(n.version) -%}
+  {%- set problems = [] -%}
+  {%- set exprs = [] -%}
+  {%- for c in cfg.key_columns -%}
+    {%- do exprs.append('coalesce(sum(case when ' ~ auto_cdc._q(c) ~ ' is null then 1 else 0 end), 0)') -%}
+  {%- endfor -%}
+  {%- do exprs.append('coalesce(sum(case when ' ~ version ~ ' is null then 1 else 0 end), 0)') -%}
+  {%- set counts = run_query('select ' ~ (exprs | join(', ')) ~ ' from ' ~ snapshot).rows[0] -%}
+  {%- for c in cfg.key_columns -%}
+    {%- if counts[loop.index0] | int > 0 -%}
+      {%- do problems.append("NULL in key column '" ~ c ~ "': " ~ (counts[loop.index0] | int) ~ " row(s)") -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if counts[-1] | int > 0 -%}
+    {%- do problems.append("NULL in snapshot_version column '" ~ cfg.snapshot_version ~ "': " ~ (counts[-1] | int) ~ " row(s)") -%}
+  {%- endif -%}
+  {%- if not problems -%}
+    {%- set dups = run_query('select ' ~ auto_cdc._cols(cfg.key_columns) ~ ', ' ~ version ~ ' from ' ~ snapshot
+          ~ ' group by ' ~ auto_cdc._cols(cfg.key_columns) ~ ', ' ~ version ~ ' having count(*) > 1') -%}
+    {%- if dups.rows | length > 0 -%}
+      {%- set shown = [] -%}
+      {%- for row in dups.rows[:5] -%}
+        {%- set parts = [] -%}
+        {%- for c in cfg.key_columns -%}{%- do parts.append(c ~ '=' ~ row[loop.index0]) -%}{%- endfor -%}
+        {%- do shown.append('(' ~ (parts | join(', ')) ~ ') in version ' ~ row[-1]) -%}
+      {%- endfor -%}
+      {%- do problems.append("duplicate keys within one snapshot, " ~ (dups.rows | length) ~ " case(s): " ~ (shown | join(', '))) -%}
+    {%- endif -%}
+  {%- endif -%}
+  {%- if problems -%}
+    {%- do exceptions.raise_compiler_error("auto_cdc_snapshot model '" ~ model.name ~ "': bad snapshot, nothing was applied:\n  - " ~ (problems | join('\n  - '))) -%}
+  {%- endif -%}
+{% endmacro %}
+
+
+{#- SPEC section 3: a version not above the last applied one is skipped, with a warning naming it. -#}
+{% macro _warn_skipped_versions(args) %}
+  {%- set version = auto_cdc._q(auto_cdc._names().version) -%}
+  {%- set skipped = run_query('select distinct ' ~ version ~ ' from ' ~ args.snapshot ~ ' where ' ~ version
+        ~ ' <= (select max(cursor_value) from ' ~ args.runs ~ ') order by 1') -%}
+  {%- if skipped.rows | length > 0 -%}
+    {%- set versions = [] -%}
+    {%- for row in skipped.rows -%}{%- do versions.append(row[0] | string) -%}{%- endfor -%}
+    {%- do exceptions.warn("auto_cdc_snapshot model '" ~ model.name ~ "': skipped out-of-order snapshot version(s) "
+          ~ (versions | join(', ')) ~ ": not greater than the last applied version") -%}
+  {%- endif -%}
+{% endmacro %}
+
+
+{#- max_delete_fraction: a version that would delete more than this share of the keys of the
+    version before it fails the run (an empty or truncated source, most likely). -#}
+{% macro _check_delete_fraction(args, incremental) %}
+  {%- set cfg = args.cfg -%}
+  {%- if cfg.max_delete_fraction is none -%}{{ return(none) }}{%- endif -%}
+  {%- set n = auto_cdc._names() -%}
+  {%- set version = auto_cdc._q(n.version) -%}
+  {%- set sql -%}
+    with snapshot_rows as (
+      {{ auto_cdc._snapshot_rows_sql(args, incremental) }}
+    ),
+    {{ auto_cdc._snapshot_versions_sql(args) }},
+    deletes as (
+      select {{ version }} as v, count(*) as n_deletes
+      from {{ args.batch }} where {{ auto_cdc._q(n.op) }} = '{{ n.delete }}' group by {{ version }}
+    ),
+    sizes as (select {{ version }} as v, count(*) as n_keys from snapshot_rows group by {{ version }})
+    select d.v, d.n_deletes, s.n_keys
+    from deletes d join versions x on x.v = d.v join sizes s on s.v = x.prev_v
+    where d.n_deletes > {{ cfg.max_delete_fraction }} * s.n_keys
+    order by d.v
+  {%- endset -%}
+  {%- set rows = run_query(sql).rows -%}
+  {%- if rows | length > 0 -%}
+    {%- do exceptions.raise_compiler_error("auto_cdc_snapshot model '" ~ model.name ~ "': snapshot version " ~ rows[0][0]
+          ~ " would delete " ~ rows[0][1] ~ " of " ~ rows[0][2] ~ " keys, more than max_delete_fraction = "
+          ~ cfg.max_delete_fraction ~ "; nothing was applied (an empty or truncated source?)") -%}
+  {%- endif -%}
+{% endmacro %}
+
+
+{#- For the model SQL: the last applied snapshot version of this model, SQL NULL when none. -#}
+{% macro last_snapshot_version() %}
+  {%- if not execute or should_full_refresh() -%}{{ return('null') }}{%- endif -%}
+  {%- set runs = load_relation(auto_cdc._side_relation(this, auto_cdc._names().runs_suffix)) -%}
+  {%- if runs is none -%}{{ return('null') }}{%- endif -%}
+  {{ return('(select max(cursor_value) from ' ~ runs ~ ')') }}
+{% endmacro %}

@@ -1,0 +1,72 @@
+{#-
+  materialized='auto_cdc_snapshot': the model returns full snapshots of a source (SPEC section 3).
+  Each new version is diffed against the one before it and the differences are applied like a
+  change feed whose sequence is the version, through the same apply as auto_cdc.
+-#}
+{% materialization auto_cdc_snapshot, default %}
+
+  {%- set n = auto_cdc._names() -%}
+
+  -- relations
+  {%- set existing_relation = load_cached_relation(this) -%}
+  {%- set target_relation = this.incorporate(type='table') -%}
+  {%- set log_relation = auto_cdc._side_relation(target_relation, n.log_suffix) -%}
+  {%- set runs_relation = auto_cdc._side_relation(target_relation, n.runs_suffix) -%}
+  {%- set existing_log = load_cached_relation(log_relation) -%}
+  {%- set existing_runs = load_cached_relation(runs_relation) -%}
+  {%- set temp = {} -%}
+  {%- for name in ['snapshot', 'batch', 'new', 'affected', 'desired'] -%}
+    {%- do temp.update({name: auto_cdc._temp_relation(target_relation, n[name ~ '_suffix'])}) -%}
+  {%- endfor -%}
+
+  -- configs
+  {%- set full_refresh_mode = should_full_refresh() or (existing_relation is not none and not existing_relation.is_table) -%}
+  {%- set incremental = existing_relation is not none and existing_log is not none and existing_runs is not none and not full_refresh_mode -%}
+  {%- set grant_config = config.get('grants') -%}
+  {%- set source_sql = auto_cdc._model_sql(incremental) -%}
+  {%- set cfg = auto_cdc._resolve_snapshot_config(get_columns_in_query(source_sql)) -%}
+
+  {{ run_hooks(pre_hooks, inside_transaction=False) }}
+  -- `BEGIN` happens here:
+  {{ run_hooks(pre_hooks, inside_transaction=True) }}
+
+  -- stage the snapshots and check them before anything is written
+  {% do auto_cdc._drop_temp_relations(temp) %}
+  {%- set args = {
+        'cfg': cfg, 'sql': source_sql, 'snapshot': temp.snapshot, 'batch': temp.batch, 'new': temp.new,
+        'affected': temp.affected, 'desired': temp.desired, 'log': log_relation, 'runs': runs_relation,
+        'target': target_relation, 'seq_type': none, 'output': cfg.output, 'tracked': cfg.tracked,
+        'stored': cfg.stored, 'add_columns': [], 'drop_columns': [],
+        'cursor_sql': '(select max(' ~ auto_cdc._q(n.version) ~ ') from ' ~ temp.snapshot ~ ')' } -%}
+  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.snapshot, auto_cdc.stage_snapshot_sql(args))) %}
+  {% do auto_cdc._check_snapshot(cfg, temp.snapshot) %}
+  {%- if incremental -%}
+    {%- do args.update(auto_cdc._plan_schema_changes(args)) -%}
+    {% do auto_cdc._warn_skipped_versions(args) %}
+  {%- endif -%}
+  {%- do args.update({'target_columns': args.output + ([] if cfg.scd == 1 else [n.start_at, n.end_at])}) -%}
+
+  -- diff each new version against the one before it
+  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.batch, auto_cdc.snapshot_diff_sql(args, incremental))) %}
+  {% do auto_cdc._check_delete_fraction(args, incremental) %}
+
+  -- the event log and the run log, then the apply (macros/builders/apply.sql)
+  {% do auto_cdc._apply_batch(args, incremental, [existing_relation, existing_log, existing_runs]) %}
+
+  {% do auto_cdc._drop_temp_relations(temp) %}
+
+  {% set should_revoke = should_revoke(existing_relation, full_refresh_mode) %}
+  {% for rel in [target_relation, log_relation, runs_relation] %}
+    {#- the bookkeeping is readable by exactly those who can read the target -#}
+    {% do apply_grants(rel, grant_config, should_revoke=should_revoke) %}
+  {% endfor %}
+  {% do persist_docs(target_relation, model) %}
+
+  {{ run_hooks(post_hooks, inside_transaction=True) }}
+  -- `COMMIT` happens here
+  {{ adapter.commit() }}
+  {{ run_hooks(post_hooks, inside_transaction=False) }}
+
+  {{ return({'relations': [target_relation]}) }}
+
+{%- endmaterialization %}
