@@ -17,6 +17,10 @@ TABLES = {
     "e1_users_scd1_truncate": "E1 with the truncate row at sequence 3, SCD type 1",
     "e1_users_scd2": "E1 as SCD type 2",
     "e1_users_scd2_track_except_city": "E1 as SCD type 2, track_history_except_column_list = ['city']",
+    "e2_users_snapshot_scd1": "E2, periodic snapshots 0 and 1, SCD type 1",
+    "e2_users_snapshot_scd2": "E2, periodic snapshots 0 and 1, SCD type 2",
+    "e3_users_snapshot_files_scd1": "E3, snapshot files snapshot_1.csv and snapshot_2.csv, SCD type 1",
+    "e3_users_snapshot_files_scd2": "E3, snapshot files snapshot_1.csv and snapshot_2.csv, SCD type 2",
 }
 
 
