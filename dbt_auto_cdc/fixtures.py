@@ -44,3 +44,42 @@ E1_SCD2_TRACK_EXCEPT_CITY = [
     (125, "Mercedes", "Guadalajara", 2, None),
     (126, "Lily", "Cancun", 2, None),
 ]
+
+# SPEC E4 (seed-docs/003_*, "AUTO CDC Bitemporal"): all on 2025-07-18.
+import datetime as _dt
+
+
+def _t(hms: str) -> _dt.datetime:
+    h, m, s = (int(x) for x in hms.split(":"))
+    return _dt.datetime(2025, 7, 18, h, m, s)
+
+
+E4_COLUMNS = [("CompanyId", "varchar"), ("datapoints", "varchar"), ("bt", "timestamp"), ("st", "timestamp"),
+              ("op", "varchar")]
+E4_FEED = [  # in arrival order
+    ("A", "XFv1", _t("10:01:00"), _t("10:05:00"), "INSERT"),
+    ("A", "XFv2", _t("12:15:43"), _t("12:20:00"), "UPDATE"),
+    ("A", "XFv3", _t("12:05:00"), _t("12:25:00"), "UPDATE"),
+    ("A", "XFv2", _t("12:30:00"), _t("12:30:00"), "DELETE"),
+]
+E4_CONFIG = dict(keys=["CompanyId"], sequence_by="bt", system_sequence_by="st", apply_as_deletes="op = 'DELETE'",
+                 except_column_list=["bt", "st", "op"], stored_as_scd_type="bitemporal")
+# (CompanyId, datapoints, __START_AT, __END_AT, __SYSTEM_START_AT, __SYSTEM_END_AT) after each change
+E4_AFTER = [
+    [("A", "XFv1", _t("10:01:00"), None, _t("10:05:00"), None)],
+    [("A", "XFv1", _t("10:01:00"), None, _t("10:05:00"), _t("12:20:00")),
+     ("A", "XFv1", _t("10:01:00"), _t("12:15:43"), _t("12:20:00"), None),
+     ("A", "XFv2", _t("12:15:43"), None, _t("12:20:00"), None)],
+    [("A", "XFv1", _t("10:01:00"), None, _t("10:05:00"), _t("12:20:00")),
+     ("A", "XFv1", _t("10:01:00"), _t("12:15:43"), _t("12:20:00"), _t("12:25:00")),
+     ("A", "XFv1", _t("10:01:00"), _t("12:05:00"), _t("12:25:00"), None),
+     ("A", "XFv3", _t("12:05:00"), _t("12:15:43"), _t("12:25:00"), None),
+     ("A", "XFv2", _t("12:15:43"), None, _t("12:20:00"), None)],
+    [("A", "XFv1", _t("10:01:00"), None, _t("10:05:00"), _t("12:20:00")),
+     ("A", "XFv1", _t("10:01:00"), _t("12:15:43"), _t("12:20:00"), _t("12:25:00")),
+     ("A", "XFv1", _t("10:01:00"), _t("12:05:00"), _t("12:25:00"), None),
+     ("A", "XFv3", _t("12:05:00"), _t("12:15:43"), _t("12:25:00"), None),
+     ("A", "XFv2", _t("12:15:43"), None, _t("12:20:00"), _t("12:30:00")),
+     ("A", "XFv2", _t("12:15:43"), _t("12:30:00"), _t("12:30:00"), None)],
+]
+E4_TARGET_COLUMNS = ["CompanyId", "datapoints", "__START_AT", "__END_AT", "__SYSTEM_START_AT", "__SYSTEM_END_AT"]

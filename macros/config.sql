@@ -154,9 +154,6 @@
   {%- endif -%}
 
   {#- features specified by SPEC but not built yet: say so instead of silently ignoring the config -#}
-  {%- if not errors and scd == 'bitemporal' -%}
-    {%- do errors.append("stored_as_scd_type 'bitemporal' is not supported yet by this version of auto_cdc") -%}
-  {%- endif -%}
 
   {%- if errors -%}
     {%- do exceptions.raise_compiler_error("auto_cdc model '" ~ model.name ~ "' has invalid configuration:\n  - " ~ (errors | join('\n  - '))) -%}
@@ -169,6 +166,10 @@
   {%- for c in seqs + output + system_seq if c not in stored -%}{%- do stored.append(c) -%}{%- endfor -%}
   {#- with columns_to_update, the log keeps each upsert's normalised list of written columns -#}
   {%- if ctu -%}{%- do stored.append(names.columns) -%}{%- endif -%}
+  {#- R6/R7: the same business event learned at two system times is one event (the earliest
+      learning counts), so the system time is not part of what two events must agree on -#}
+  {%- set compared = [] -%}
+  {%- for c in stored if not (system_seq and c == system_seq[0] and c not in output) -%}{%- do compared.append(c) -%}{%- endfor -%}
   {#- R5: keys and sequence columns are written by every upsert; the other output columns may be partial -#}
   {%- set ignore_null_payload = [] -%}
   {%- for c in ignore_null if c in payload -%}{%- do ignore_null_payload.append(c) -%}{%- endfor -%}
@@ -180,6 +181,7 @@
     'output': output,
     'payload': payload,
     'stored': stored,
+    'compared': compared,
     'tracked': tracked,
     'ignore_null': ignore_null_payload,
     'columns_to_update': ctu[0] if ctu else none,

@@ -21,6 +21,10 @@
   {% endif %}
   {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.new, auto_cdc.new_events_sql(args))) %}
   {%- set run_id = auto_cdc._scalar('select coalesce(max(run_id), 0) + 1 from ' ~ args.runs) | int -%}
+  {%- if args.cfg.scd == 'bitemporal' -%}
+    {% do auto_cdc._run_sql('delete from ' ~ args.log ~ ' as l using ' ~ args.new ~ ' as b where '
+          ~ auto_cdc._eq(args.cfg.key_columns + args.cfg.seq_columns, 'l', 'b')) %}
+  {%- endif -%}
   {% do auto_cdc._run_sql(auto_cdc.append_to_log_sql(args, run_id)) %}
   {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.affected, auto_cdc.affected_keys_sql(args))) %}
   {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.desired, auto_cdc.desired_rows_sql(args))) %}
@@ -44,6 +48,9 @@
   {%- set cfg = args.cfg -%}
   {%- set n = auto_cdc._names() -%}
   {%- set op = auto_cdc._q(n.op) -%}
+  {%- if cfg.scd == 'bitemporal' -%}
+    {{ return(auto_cdc._new_bitemporal_events_sql(args)) }}
+  {%- endif -%}
 select distinct {{ auto_cdc._cols(args.stored, 'b') }}, b.{{ op }}
 from {{ args.batch }} b
 where not exists (
@@ -57,6 +64,28 @@ where not exists (
       and {{ auto_cdc._eq(cfg.seq_columns, 'l', 'b') }}
   )
 {% endmacro %}
+
+
+{#- Bitemporal: an event already logged counts again only if it is now learned at an earlier system
+    time; it then replaces the logged one (see _apply_batch). -#}
+{% macro _new_bitemporal_events_sql(args) -%}
+  {%- set cfg = args.cfg -%}
+  {%- set n = auto_cdc._names() -%}
+  {%- set op = auto_cdc._q(n.op) -%}
+  {%- set st = auto_cdc._q(cfg.system_seq) -%}
+  {%- set rest = [] -%}
+  {%- for c in args.stored if c != cfg.system_seq -%}{%- do rest.append(c) -%}{%- endfor -%}
+select {{ auto_cdc._cols(args.stored, 'b') }}, b.{{ op }}
+from (
+  select {{ auto_cdc._cols(rest) }}, {{ op }}, min({{ st }}) as {{ st }}
+  from {{ args.batch }}
+  group by {{ auto_cdc._cols(rest) }}, {{ op }}
+) b
+where not exists (
+  select 1 from {{ args.log }} l
+  where {{ auto_cdc._eq(cfg.key_columns + cfg.seq_columns, 'l', 'b') }} and l.{{ st }} <= b.{{ st }}
+)
+{%- endmacro %}
 
 
 {% macro affected_keys_sql(args) %}
@@ -82,6 +111,8 @@ where {{ op }} <> '{{ n.truncate }}'
 {% macro desired_rows_sql(args) %}
   {%- if args.cfg.scd == 1 -%}
     {{ return(auto_cdc.scd1_rows_sql(args)) }}
+  {%- elif args.cfg.scd == 'bitemporal' -%}
+    {{ return(auto_cdc.bitemporal_rows_sql(args)) }}
   {%- else -%}
     {{ return(auto_cdc.scd2_rows_sql(args)) }}
   {%- endif -%}

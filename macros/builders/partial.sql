@@ -22,11 +22,11 @@
   {%- if not partial -%}
 merged as (select * from events),
   {%- else -%}
-  {%- set keys = auto_cdc._cols(cfg.key_columns) -%}
+  {%- set keys = auto_cdc._cols(cfg.key_columns + args.get('carry', [])) -%}
   {%- set order = auto_cdc._seq_order(cfg.seq_columns) -%}
   {%- set segment = auto_cdc._q(p ~ 'segment') -%}
   {%- set columns = [] -%}
-  {%- for c in cfg.key_columns + cfg.seq_columns + args.output + ([cfg.system_seq] if cfg.system_seq else []) if c not in columns -%}
+  {%- for c in cfg.key_columns + cfg.seq_columns + args.output + ([cfg.system_seq] if cfg.system_seq else []) + args.get('carry', []) if c not in columns -%}
     {%- do columns.append(c) -%}
   {%- endfor -%}
 segmented as (

@@ -8,6 +8,14 @@
   Because the whole history of a touched key is replayed from the log, a late event lands in its
   place and splits the version it falls into, absorbed runs included.
 -#}
+{#- Every logged event of the affected keys. -#}
+{% macro _affected_events_sql(args) -%}
+  select l.*
+  from {{ args.log }} l
+  join {{ args.affected }} a on {{ auto_cdc._eq(args.cfg.key_columns, 'l', 'a') }}
+{%- endmacro %}
+
+
 {% macro scd2_rows_sql(args) %}
   {{ return(adapter.dispatch('scd2_rows_sql', 'auto_cdc')(args)) }}
 {% endmacro %}
@@ -17,7 +25,9 @@
   {%- set n = auto_cdc._names() -%}
   {%- set p = n.internal_prefix -%}
   {%- set op = auto_cdc._q(n.op) -%}
-  {%- set keys = auto_cdc._cols(cfg.key_columns) -%}
+  {#- bitemporal replays each key once per system time: the partition then includes that time -#}
+  {%- set partition = cfg.key_columns + args.get('carry', []) -%}
+  {%- set keys = auto_cdc._cols(partition) -%}
   {%- set order = auto_cdc._seq_order(cfg.seq_columns) -%}
   {%- set compared = [] -%}
   {%- for c in args.tracked if c not in cfg.key_columns -%}{%- do compared.append(c) -%}{%- endfor -%}
@@ -27,9 +37,7 @@
     {%- do ends.append(auto_cdc._q(p ~ 'next_' ~ loop.index0)) -%}
   {%- endfor -%}
 with events as (
-  select l.*
-  from {{ args.log }} l
-  join {{ args.affected }} a on {{ auto_cdc._eq(cfg.key_columns, 'l', 'a') }}
+  {{ args.get('events_sql') or auto_cdc._affected_events_sql(args) }}
 ),
 {{ auto_cdc.merged_events_ctes(args) }}
 neighbours as (
@@ -64,7 +72,7 @@ versions as (
     flagged.*,
     sum({{ auto_cdc._q(p ~ 'is_start') }}) over (
       partition by {{ keys }} order by {{ order }} rows between unbounded preceding and current row
-    ) as {{ auto_cdc._q(p ~ 'version') }},
+    ) as {{ auto_cdc._q(p ~ 'version_id') }},
     lead({{ auto_cdc._q(p ~ 'is_start') }}) over (partition by {{ keys }} order by {{ order }}) as {{ auto_cdc._q(p ~ 'next_is_start') }}
   from flagged
 ),
@@ -73,7 +81,7 @@ upserts as (
     versions.*,
     {%- for c in cfg.seq_columns %}
     first_value({{ auto_cdc._q(c) }}) over (
-      partition by {{ keys }}, {{ auto_cdc._q(p ~ 'version') }} order by {{ order }}
+      partition by {{ keys }}, {{ auto_cdc._q(p ~ 'version_id') }} order by {{ order }}
     ) as {{ starts[loop.index0] }}{{ ',' if not loop.last }}
     {%- endfor %}
   from versions
@@ -81,6 +89,9 @@ upserts as (
 )
 select
   {{ auto_cdc._cols(args.output) }},
+  {%- for c in args.get('carry', []) %}
+  {{ auto_cdc._q(c) }},
+  {%- endfor %}
   {{ auto_cdc.seq_value_sql(starts, args) }} as {{ auto_cdc._q(n.start_at) }},
   case when {{ auto_cdc._q(p ~ 'next_op') }} is null then null
        else {{ auto_cdc.seq_value_sql(ends, args) }} end as {{ auto_cdc._q(n.end_at) }}

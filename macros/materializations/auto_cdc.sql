@@ -48,13 +48,15 @@
   {%- if incremental -%}
     {%- do args.update(auto_cdc._plan_schema_changes(args)) -%}
   {%- endif -%}
-  {%- do args.update({'target_columns': args.output + ([] if cfg.scd == 1 else [n.start_at, n.end_at])}) -%}
+  {%- do args.update({'target_columns': auto_cdc._target_columns(cfg, args.output)}) -%}
 
   -- check it (R7) before anything is written
   {#- a column added by this run is not compared with the events applied before it existed -#}
   {%- set compared = [] -%}
-  {%- for c in args.stored if c not in args.add_columns -%}{%- do compared.append(c) -%}{%- endfor -%}
-  {% do auto_cdc._check_feed(cfg, args.stored, compared, temp.batch, log_relation if incremental else none) %}
+  {%- for c in cfg.compared if c in args.stored and c not in args.add_columns -%}{%- do compared.append(c) -%}{%- endfor -%}
+  {%- set in_batch = [] -%}
+  {%- for c in cfg.compared if c in args.stored -%}{%- do in_batch.append(c) -%}{%- endfor -%}
+  {% do auto_cdc._check_feed(cfg, in_batch, compared, temp.batch, log_relation if incremental else none) %}
 
   -- the event log and the run log, then the apply (macros/builders/apply.sql)
   {% do auto_cdc._apply_batch(args, incremental, [existing_relation, existing_log, existing_runs]) %}

@@ -44,7 +44,7 @@
     {%- do args.update(auto_cdc._plan_schema_changes(args)) -%}
     {% do auto_cdc._warn_skipped_versions(args) %}
   {%- endif -%}
-  {%- do args.update({'target_columns': args.output + ([] if cfg.scd == 1 else [n.start_at, n.end_at])}) -%}
+  {%- do args.update({'target_columns': auto_cdc._target_columns(cfg, args.output)}) -%}
 
   -- diff each new version against the one before it
   {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.batch, auto_cdc.snapshot_diff_sql(args, incremental))) %}

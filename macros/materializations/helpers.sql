@@ -66,6 +66,15 @@ drop table if exists {{ relation }}
 {% endmacro %}
 
 
+{#- The target's columns: the output columns, then the history columns of the shape (SPEC 2.1). -#}
+{% macro _target_columns(cfg, output) %}
+  {%- set n = auto_cdc._names() -%}
+  {%- if cfg.scd == 1 -%}{{ return(output) }}{%- endif -%}
+  {%- set history = [n.start_at, n.end_at] + ([n.system_start_at, n.system_end_at] if cfg.scd == 'bitemporal' else []) -%}
+  {{ return(output + history) }}
+{% endmacro %}
+
+
 {#- Is a column type an array (DuckDB `VARCHAR[]`, Postgres `text[]` / `_text` / `ARRAY`)? -#}
 {% macro _is_list_type(type_name) %}
   {%- set t = (type_name or '') | lower -%}
