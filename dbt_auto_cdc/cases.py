@@ -16,7 +16,7 @@ SQL_TYPES = {"int": "integer", "text": "varchar"}
 @dataclass
 class Case:
     name: str
-    scd: int
+    scd: int | str                    # 1, 2 or "bitemporal" (rows then carry a system time `st`)
     key_columns: list[str]            # k1 [, k2]
     seq_columns: list[str]            # s1 [, s2]
     rows: list[dict]                  # feed rows: keys, seqs, op, a, b, loaded (the run that delivers it)
@@ -35,7 +35,8 @@ class Case:
     def feed_columns(self) -> list[tuple[str, str]]:
         cols = [("k1", "integer")] + ([("k2", "varchar")] if "k2" in self.key_columns else [])
         cols += [("s1", "integer")] + ([("s2", "integer")] if "s2" in self.seq_columns else [])
-        return cols + [("op", "varchar"), ("a", "integer"), ("b", "varchar"), ("cols", "varchar"), ("loaded", "integer")]
+        return cols + [("op", "varchar"), ("a", "integer"), ("b", "varchar"), ("cols", "varchar"), ("st", "integer"),
+                       ("loaded", "integer")]
 
     @property
     def output_columns(self) -> list[str]:
@@ -46,7 +47,7 @@ class Case:
         return max((r["loaded"] for r in self.rows), default=0) + 1
 
     def config(self) -> dict[str, Any]:
-        excluded = ["op", "loaded", "cols"] + ([] if self.sequence_in_output else self.seq_columns)
+        excluded = ["op", "loaded", "cols", "st"] + ([] if self.sequence_in_output else self.seq_columns)
         cfg: dict[str, Any] = dict(
             materialized="auto_cdc", keys=self.key_columns,
             sequence_by=self.seq_columns if len(self.seq_columns) > 1 else self.seq_columns[0],
@@ -55,6 +56,8 @@ class Case:
             cfg["apply_as_truncates"] = "op = 'T'"
         if self.tracked is not None:
             cfg["track_history_column_list"] = self.tracked
+        if self.scd == "bitemporal":
+            cfg["system_sequence_by"] = "st"
         if self.use_cursor:
             cfg["cursor_column"] = "loaded"
         if self.partial == "ignore_null_updates":
@@ -85,7 +88,8 @@ class Case:
             if self.partial == "columns_to_update" and r.get("cols") is not None:
                 written = frozenset(c.strip() for c in r["cols"].split(",") if c.strip())
             out.append(ref.Event(key=key, seq=tuple(r[s] for s in self.seq_columns), op=op, values=values,
-                                 columns_to_update=written))
+                                 columns_to_update=written,
+                                 system_seq=r["st"] if self.scd == "bitemporal" else None))
         return out
 
     def expected(self) -> list[tuple]:
@@ -98,7 +102,9 @@ class Case:
 
     @property
     def target_columns(self) -> list[str]:
-        return self.output_columns + ([] if self.scd == 1 else ["__START_AT", "__END_AT"])
+        history = {1: [], 2: ["__START_AT", "__END_AT"],
+                   "bitemporal": ["__START_AT", "__END_AT", "__SYSTEM_START_AT", "__SYSTEM_END_AT"]}[self.scd]
+        return self.output_columns + history
 
     # -- dbt ------------------------------------------------------------------------------------
     def install(self, project: Project) -> None:

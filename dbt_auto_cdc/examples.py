@@ -21,6 +21,7 @@ TABLES = {
     "e2_users_snapshot_scd2": "E2, periodic snapshots 0 and 1, SCD type 2",
     "e3_users_snapshot_files_scd1": "E3, snapshot files snapshot_1.csv and snapshot_2.csv, SCD type 1",
     "e3_users_snapshot_files_scd2": "E3, snapshot files snapshot_1.csv and snapshot_2.csv, SCD type 2",
+    "e4_companies_bitemporal": "E4, bitemporal (business time bt, system time st)",
 }
 
 
@@ -43,7 +44,7 @@ def main() -> int:
     con = duckdb.connect(str(DB), read_only=True)
     for table, title in TABLES.items():
         columns = [r[0] for r in con.execute(f'describe main."{table}"').fetchall()]
-        order = ", ".join(f'"{c}"' for c in [columns[0]] + [c for c in columns if c == "__START_AT"])
+        order = ", ".join(f'"{c}"' for c in [columns[0]] + [c for c in columns if c in ("__SYSTEM_START_AT", "__START_AT")])
         cur = con.execute(f'select * from main."{table}" order by {order}')
         print(f"\n{title} ({table}):\n")
         print(render([d[0] for d in cur.description], cur.fetchall()))

@@ -15,8 +15,8 @@ def test_dbt_build_in_the_package_root_passes(engine, request, tmp_path):
                            "--target-path", str(tmp_path / "target"), "--log-path", str(tmp_path / "logs")],
                           cwd=REPO, env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout[-5000:]
-    # E1 (4 targets) and E2 (2) on every engine; E3 reads CSV files through DuckDB (2)
-    assert proc.stdout.count("PASS auto_cdc_equal_rows_e") == (8 if engine == "duckdb" else 6), proc.stdout[-5000:]
+    # E1 (4 targets), E2 (2) and E4 (1) on every engine; E3 reads CSV files through DuckDB (2)
+    assert proc.stdout.count("PASS auto_cdc_equal_rows_e") == (9 if engine == "duckdb" else 7), proc.stdout[-5000:]
 
 
 def test_equal_rows_fails_on_a_wrong_table(project):

@@ -17,7 +17,7 @@ MAX_RUNS = 3
 
 @st.composite
 def cases(draw, index: int):
-    scd = draw(st.sampled_from([1, 2]))
+    scd = draw(st.sampled_from([1, 2, "bitemporal"]))
     composite_key = draw(st.booleans())
     multi_seq = draw(st.booleans())
     key_columns = ["k1", "k2"] if composite_key else ["k1"]
@@ -34,19 +34,23 @@ def cases(draw, index: int):
             rows.append(dict(k1=key[0], k2=key[1], s1=seq[0], s2=seq[1], op=op,
                              a=draw(st.one_of(st.none(), st.integers(0, 2))),
                              b=draw(st.one_of(st.none(), st.sampled_from(["p", "q", "it's"]))),
-                             cols=draw(st.one_of(st.none(), st.sampled_from(["", "a", "b", "a,b", "B, a", "A"])))))
+                             cols=draw(st.one_of(st.none(), st.sampled_from(["", "a", "b", "a,b", "B, a", "A"]))),
+                             st=draw(st.integers(0, 5))))
     if scd == 1:
         for seq in draw(st.lists(st.tuples(st.integers(0, 9), seq_part2), max_size=1, unique=True)):
-            rows.append(dict(k1=None, k2=None, s1=seq[0], s2=seq[1], op="T", a=None, b=None, cols=None))
-    # exact duplicates of some events are harmless (R7)
-    rows += [dict(r) for r in draw(st.lists(st.sampled_from(rows), max_size=2))]
+            rows.append(dict(k1=None, k2=None, s1=seq[0], s2=seq[1], op="T", a=None, b=None, cols=None, st=0))
+    # exact duplicates of some events are harmless (R7); bitemporal: the same event learned again later
+    # or earlier (another system time) is the same event, learned at the earliest of them
+    for r in draw(st.lists(st.sampled_from(rows), max_size=2)):
+        rows.append(dict(r, st=draw(st.integers(0, 5))) if scd == "bitemporal" else dict(r))
     rows = draw(st.permutations(rows))
     runs = draw(st.integers(1, MAX_RUNS))
     for r in rows:
         r["loaded"] = draw(st.integers(0, runs - 1))
-    tracked = draw(st.sampled_from([None, ["a"], ["b"], []])) if scd == 2 else None
+    tracked = draw(st.sampled_from([None, ["a"], ["b"], []])) if scd != 1 else None
     partial = draw(st.sampled_from([None, None, "ignore_null_updates", "ignore_null_updates_column_list",
-                                    "ignore_null_updates_except_column_list", "columns_to_update"]))
+                                    "ignore_null_updates_except_column_list"]
+                                   + (["columns_to_update"] if scd != "bitemporal" else [])))
     return Case(name=f"case_{index}", scd=scd, key_columns=key_columns, seq_columns=seq_columns, rows=rows,
                 tracked=tracked, sequence_in_output=draw(st.booleans()), use_cursor=draw(st.booleans()),
                 partial=partial)
