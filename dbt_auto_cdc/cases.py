@@ -3,11 +3,35 @@ auto_cdc model over it, the run in which each row arrives, and what the referenc
 target must hold."""
 from __future__ import annotations
 
+import os
+
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from hypothesis import HealthCheck, Phase, settings
+
 from . import reference as ref
 from .harness import Project, sorted_rows
+
+# Property tests: AUTO_CDC_PROPERTY_EXAMPLES examples (default 4), each a batch of cases run together; no
+# shrinking (each example costs several dbt runs; the failing batch is printed whole instead).
+PROPERTY_SETTINGS = settings(
+    max_examples=int(os.environ.get("AUTO_CDC_PROPERTY_EXAMPLES", "4")), deadline=None,
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def check_batch(project: Project, batch) -> None:
+    """Install every case, deliver each run's rows and run dbt once per run (the first a full refresh,
+    as each example reuses the project), then compare every target with the reference model."""
+    for case in batch:
+        case.install(project)
+    for run in range(max(c.runs for c in batch)):
+        for case in batch:
+            case.deliver(project, run)
+        project.run(full_refresh=(run == 0))
+    for case in batch:
+        assert case.actual(project) == case.expected(), case
 
 # SQL types per engine for the generated columns.
 SQL_TYPES = {"int": "integer", "text": "varchar"}

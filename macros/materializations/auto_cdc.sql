@@ -8,21 +8,15 @@
 
   {%- set n = auto_cdc._names() -%}
 
-  -- relations
+  -- relations: the target, its event log and run log, this run's temp tables
   {%- set existing_relation = load_cached_relation(this) -%}
   {%- set target_relation = this.incorporate(type='table') -%}
-  {%- set log_relation = auto_cdc._side_relation(target_relation, n.log_suffix) -%}
-  {%- set runs_relation = auto_cdc._side_relation(target_relation, n.runs_suffix) -%}
-  {%- set existing_log = load_cached_relation(log_relation) -%}
-  {%- set existing_runs = load_cached_relation(runs_relation) -%}
-  {%- set temp = {} -%}
-  {%- for name in ['batch', 'new', 'affected', 'desired'] -%}
-    {%- do temp.update({name: auto_cdc._temp_relation(target_relation, n[name ~ '_suffix'])}) -%}
-  {%- endfor -%}
+  {%- set rel = auto_cdc._relations(target_relation, ['batch', 'new', 'affected', 'desired']) -%}
+  {%- set temp = rel.temp -%}
 
   -- configs
   {%- set full_refresh_mode = should_full_refresh() or (existing_relation is not none and not existing_relation.is_table) -%}
-  {%- set incremental = existing_relation is not none and existing_log is not none and existing_runs is not none and not full_refresh_mode -%}
+  {%- set incremental = existing_relation is not none and rel.existing_log is not none and rel.existing_runs is not none and not full_refresh_mode -%}
   {%- set grant_config = config.get('grants') -%}
   {%- set source_sql = auto_cdc._model_sql(incremental) -%}
   {%- set cfg = auto_cdc._resolve_config(get_columns_in_query(source_sql)) -%}
@@ -36,12 +30,12 @@
   {%- set ctu_is_list = cfg.columns_to_update is not none and auto_cdc._is_list_type(
         auto_cdc._column_types('select ' ~ auto_cdc._q(cfg.columns_to_update) ~ ' from (' ~ source_sql ~ ') s').values() | first) -%}
   {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.batch, auto_cdc.stage_batch_sql({
-        'cfg': cfg, 'sql': source_sql, 'runs': runs_relation if incremental else none,
+        'cfg': cfg, 'sql': source_sql, 'runs': rel.runs if incremental else none,
         'columns_to_update_is_list': ctu_is_list})))
   %}
   {%- set args = {
         'cfg': cfg, 'batch': temp.batch, 'new': temp.new, 'affected': temp.affected, 'desired': temp.desired,
-        'log': log_relation, 'runs': runs_relation, 'target': target_relation,
+        'log': rel.log, 'runs': rel.runs, 'target': target_relation,
         'seq_type': auto_cdc._side_relation(target_relation, n.seq_type_suffix).include(database=false),
         'output': cfg.output, 'tracked': cfg.tracked, 'stored': cfg.stored,
         'add_columns': [], 'drop_columns': [] } -%}
@@ -56,17 +50,14 @@
   {%- for c in cfg.compared if c in args.stored and c not in args.add_columns -%}{%- do compared.append(c) -%}{%- endfor -%}
   {%- set in_batch = [] -%}
   {%- for c in cfg.compared if c in args.stored -%}{%- do in_batch.append(c) -%}{%- endfor -%}
-  {% do auto_cdc._check_feed(cfg, in_batch, compared, temp.batch, log_relation if incremental else none) %}
+  {% do auto_cdc._check_feed(cfg, in_batch, compared, temp.batch, rel.log if incremental else none) %}
 
   -- the event log and the run log, then the apply (macros/builders/apply.sql)
-  {% do auto_cdc._apply_batch(args, incremental, [existing_relation, existing_log, existing_runs]) %}
+  {% do auto_cdc._apply_batch(args, incremental, [existing_relation, rel.existing_log, rel.existing_runs]) %}
 
   {% do auto_cdc._drop_temp_relations(temp) %}
-  {% set should_revoke = should_revoke(existing_relation, full_refresh_mode) %}
-  {% for rel in [target_relation, log_relation, runs_relation] %}
-    {#- the bookkeeping is readable by exactly those who can read the target -#}
-    {% do apply_grants(rel, grant_config, should_revoke=should_revoke) %}
-  {% endfor %}
+  {% do auto_cdc._apply_grants([target_relation, rel.log, rel.runs], grant_config,
+                                should_revoke(existing_relation, full_refresh_mode)) %}
   {% do persist_docs(target_relation, model) %}
 
   {{ run_hooks(post_hooks, inside_transaction=True) }}

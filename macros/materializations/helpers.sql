@@ -17,6 +17,28 @@
 {% endmacro %}
 
 
+{#- The bookkeeping beside a target (names.sql) and the temp relations of this run. -#}
+{% macro _relations(target_relation, temp_names) %}
+  {%- set n = auto_cdc._names() -%}
+  {%- set log = auto_cdc._side_relation(target_relation, n.log_suffix) -%}
+  {%- set runs = auto_cdc._side_relation(target_relation, n.runs_suffix) -%}
+  {%- set temp = {} -%}
+  {%- for name in temp_names -%}
+    {%- do temp.update({name: auto_cdc._temp_relation(target_relation, n[name ~ '_suffix'])}) -%}
+  {%- endfor -%}
+  {{ return({'log': log, 'runs': runs, 'existing_log': load_cached_relation(log),
+             'existing_runs': load_cached_relation(runs), 'temp': temp}) }}
+{% endmacro %}
+
+
+{#- The target's grants, and the same on its bookkeeping: readable by exactly those who can read the target. -#}
+{% macro _apply_grants(relations, grant_config, should_revoke) %}
+  {% for relation in relations %}
+    {% do apply_grants(relation, grant_config, should_revoke=should_revoke) %}
+  {% endfor %}
+{% endmacro %}
+
+
 {% macro _drop_temp_relations(temp) %}
   {%- for rel in temp.values() -%}
     {% do auto_cdc._run_sql(auto_cdc.drop_temp_table_sql(rel)) %}

@@ -4,14 +4,12 @@ real dbt runs, must equal the reference model (dbt_auto_cdc.reference) on every 
 Each hypothesis example is a batch of CASES_PER_EXAMPLE independent feeds, each with its own
 model, so one dbt invocation per run step serves them all. AUTO_CDC_PROPERTY_EXAMPLES raises the
 number of examples (the README says how many run by default)."""
-import os
 
-from hypothesis import HealthCheck, Phase, given, settings, strategies as st
+from hypothesis import given, strategies as st
 
-from dbt_auto_cdc.cases import Case
+from dbt_auto_cdc.cases import PROPERTY_SETTINGS, Case, check_batch
 
 CASES_PER_EXAMPLE = 8
-EXAMPLES = int(os.environ.get("AUTO_CDC_PROPERTY_EXAMPLES", "4"))
 MAX_RUNS = 3
 
 
@@ -59,19 +57,7 @@ def cases(draw, index: int):
 batches = st.tuples(*[cases(i) for i in range(CASES_PER_EXAMPLE)])
 
 
-def _check(project, batch):
-    for case in batch:
-        case.install(project)
-    for run in range(max(c.runs for c in batch)):
-        for case in batch:
-            case.deliver(project, run)
-        project.run(full_refresh=(run == 0))
-    for case in batch:
-        assert case.actual(project) == case.expected(), (case.name, case.config(), case.rows)
-
-
-@settings(max_examples=EXAMPLES, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large])
+@PROPERTY_SETTINGS
 @given(batch=batches)
 def test_dbt_targets_equal_the_reference_model(project, batch):
-    _check(project, batch)
+    check_batch(project, batch)

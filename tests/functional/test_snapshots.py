@@ -1,11 +1,10 @@
 """auto_cdc_snapshot (SPEC section 3, examples E2 and E3) on every engine."""
-import os
 import shutil
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings, strategies as st
+from hypothesis import given, strategies as st
 
-from dbt_auto_cdc.cases import SnapshotCase
+from dbt_auto_cdc.cases import PROPERTY_SETTINGS, SnapshotCase, check_batch
 from dbt_auto_cdc.harness import REPO, ordered, target_rows
 
 SNAP = [("userId", "integer"), ("city", "varchar"), ("version", "integer")]
@@ -141,16 +140,7 @@ def snapshot_cases(draw, index):
                         use_last_version=draw(st.booleans()))
 
 
-@settings(max_examples=int(os.environ.get("AUTO_CDC_PROPERTY_EXAMPLES", "4")), deadline=None,
-          phases=[Phase.explicit, Phase.reuse, Phase.generate],
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large])
+@PROPERTY_SETTINGS
 @given(batch=st.tuples(*[snapshot_cases(i) for i in range(8)]))
 def test_random_snapshot_series_equal_the_reference_model(project, batch):
-    for case in batch:
-        case.install(project)
-    for run in range(max(c.runs for c in batch)):
-        for case in batch:
-            case.deliver(project, run)
-        project.run(full_refresh=(run == 0))
-    for case in batch:
-        assert case.actual(project) == case.expected(), (case.name, case.config(), case.snapshots, case.delivered)
+    check_batch(project, batch)

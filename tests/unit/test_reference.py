@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dbt_auto_cdc import fixtures as fx
 from dbt_auto_cdc.reference import (
     DELETE, END_AT, START_AT, SYSTEM_END_AT, SYSTEM_START_AT, TRUNCATE, UPSERT,
     BadInputError, Config, Event, apply, snapshot_events, snapshot_state,
@@ -63,17 +64,8 @@ def in_every_order(events, config):
     return results[0]
 
 
-E1 = cdf(
-    (124, "Raul", "Oaxaca", "INSERT", 1),
-    (123, "Isabel", "Monterrey", "INSERT", 1),
-    (125, "Mercedes", "Tijuana", "INSERT", 2),
-    (126, "Lily", "Cancun", "INSERT", 2),
-    (123, None, None, "DELETE", 6),
-    (125, "Mercedes", "Guadalajara", "UPDATE", 6),
-    (125, "Mercedes", "Mexicali", "UPDATE", 5),
-    (123, "Isabel", "Chihuahua", "UPDATE", 5),
-)
-E1_TRUNCATE = cdf((None, None, None, "TRUNCATE", 3))
+E1 = cdf(*fx.E1_FEED)  # SPEC E1, in the documentation's arrival order
+E1_TRUNCATE = cdf(fx.E1_TRUNCATE)
 
 # ---------------------------------------------------------------------------------------------------------------
 # E1 -- change feed, SCD1 and SCD2
