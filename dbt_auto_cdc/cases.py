@@ -214,3 +214,43 @@ class SnapshotCase:
 
     def actual(self, project: Project) -> list[tuple]:
         return sorted_rows(project.rows(self.name), self.target_columns)
+
+
+@dataclass
+class CombinedCase:
+    """An SCD1 auto_cdc model fed by snapshots and change events in one ordering domain (apply_as_snapshot):
+    events are (k, seq, name, op), snapshots version -> rows of (k, name); each delivered in some run."""
+    name: str
+    events: list[dict]                 # k, seq, name, op ('U' or 'D'), loaded
+    snapshots: dict[int, list[dict]]   # version -> rows of k, name
+    delivered: dict[int, int]          # snapshot version -> run
+
+    @property
+    def feed(self) -> str:
+        return self.name + "_feed"
+
+    @property
+    def runs(self) -> int:
+        return max([e["loaded"] for e in self.events] + list(self.delivered.values()) + [0]) + 1
+
+    def install(self, project: Project) -> None:
+        project.table(self.feed, [("k", "integer"), ("seq", "integer"), ("name", "varchar"), ("op", "varchar"),
+                                  ("is_snapshot", "boolean")])
+        project.feed_model(self.name, self.feed, materialized="auto_cdc", keys=["k"], sequence_by="seq",
+                           apply_as_deletes="op = 'D'", apply_as_snapshot="is_snapshot",
+                           except_column_list=["seq", "op", "is_snapshot"])
+
+    def deliver(self, project: Project, run: int) -> None:
+        rows = [(e["k"], e["seq"], e["name"], e["op"], False) for e in self.events if e["loaded"] == run]
+        rows += [(r["k"], v, r["name"], None, True) for v, rs in self.snapshots.items() if self.delivered[v] == run
+                 for r in rs]
+        project.insert(self.feed, ["k", "seq", "name", "op", "is_snapshot"], rows)
+
+    def expected(self) -> list[tuple]:
+        ops = {"U": ref.UPSERT, "D": ref.DELETE}
+        events = [ref.Event((e["k"],), e["seq"], ops[e["op"]], {"name": e["name"]}) for e in self.events]
+        config = ref.Config(columns=("k", "name"), key_columns=("k",))
+        return sorted_rows(ref.apply_with_snapshots(events, list(self.snapshots.items()), config), ["k", "name"])
+
+    def actual(self, project: Project) -> list[tuple]:
+        return sorted_rows(project.rows(self.name), ["k", "name"])

@@ -100,6 +100,16 @@
   {%- if columns_to_update and scd == 'bitemporal' -%}
     {%- do errors.append("columns_to_update: not supported with stored_as_scd_type 'bitemporal'") -%}
   {%- endif -%}
+  {%- set snapshot_expr = config.get('apply_as_snapshot') -%}
+  {%- if snapshot_expr and scd != 1 -%}
+    {%- do errors.append("apply_as_snapshot: a snapshot and a change feed combine into an SCD type 1 target only (as in Databricks)") -%}
+  {%- endif -%}
+  {%- if snapshot_expr and ignore_forms -%}
+    {%- do errors.append("apply_as_snapshot: cannot be combined with " ~ (ignore_forms | join(', ')) ~ " (a snapshot row writes every column)") -%}
+  {%- endif -%}
+  {%- if snapshot_expr and columns_to_update -%}
+    {%- do errors.append("apply_as_snapshot: cannot be combined with columns_to_update (a snapshot row writes every column)") -%}
+  {%- endif -%}
   {%- if on_schema_change not in ['ignore', 'fail', 'append_new_columns', 'sync_all_columns'] -%}
     {%- do errors.append("on_schema_change: unknown value '" ~ on_schema_change ~ "' (expected ignore, fail, append_new_columns or sync_all_columns)") -%}
   {%- endif -%}
@@ -189,6 +199,7 @@
     'cursor': cursor[0] if cursor else none,
     'delete_expr': config.get('apply_as_deletes'),
     'truncate_expr': config.get('apply_as_truncates'),
+    'snapshot_expr': snapshot_expr,
     'on_schema_change': on_schema_change
   }) %}
 {% endmacro %}
@@ -260,7 +271,7 @@
   {% do return({
     'scd': scd, 'key_columns': keys, 'seq_columns': [names.version], 'output': output, 'payload': payload,
     'stored': keys + [names.version] + payload, 'tracked': tracked, 'ignore_null': [],
-    'columns_to_update': none, 'system_seq': none, 'cursor': none, 'delete_expr': none, 'truncate_expr': none,
+    'columns_to_update': none, 'system_seq': none, 'cursor': none, 'delete_expr': none, 'truncate_expr': none, 'snapshot_expr': none,
     'on_schema_change': on_schema_change,
     'snapshot_version': version_col[0] if version_col else none, 'max_delete_fraction': max_delete_fraction
   }) %}

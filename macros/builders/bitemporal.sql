@@ -34,28 +34,28 @@ with history as (
   {{ auto_cdc.scd2_rows_sql(history) }}
 ),
 times as (
-  select x.*, dense_rank() over (partition by {{ auto_cdc._cols(cfg.key_columns, 'x') }} order by x.{{ auto_cdc._q(t) }}) as time_index
+  select x.*, dense_rank() over (partition by {{ auto_cdc._cols(cfg.key_columns, 'x') }} order by x.{{ auto_cdc._q(t) }}) as {{ auto_cdc._q(p ~ 'time_index') }}
   from ({{ times_sql }}) x
 ),
 present as (
   select
     h.*,
-    x.time_index,
-    x.time_index - row_number() over (
-      partition by {{ auto_cdc._cols(identity, 'h') }} order by x.time_index
-    ) as island
+    x.{{ auto_cdc._q(p ~ 'time_index') }},
+    x.{{ auto_cdc._q(p ~ 'time_index') }} - row_number() over (
+      partition by {{ auto_cdc._cols(identity, 'h') }} order by x.{{ auto_cdc._q(p ~ 'time_index') }}
+    ) as {{ auto_cdc._q(p ~ 'island') }}
   from history h
   join times x on {{ auto_cdc._eq(cfg.key_columns, 'h', 'x') }} and h.{{ auto_cdc._q(t) }} = x.{{ auto_cdc._q(t) }}
 ),
 islands as (
-  select {{ auto_cdc._cols(identity) }}, min({{ auto_cdc._q(t) }}) as system_start, max(time_index) as last_index
+  select {{ auto_cdc._cols(identity) }}, min({{ auto_cdc._q(t) }}) as {{ auto_cdc._q(p ~ 'system_start') }}, max({{ auto_cdc._q(p ~ 'time_index') }}) as {{ auto_cdc._q(p ~ 'last_index') }}
   from present
-  group by {{ auto_cdc._cols(identity) }}, island
+  group by {{ auto_cdc._cols(identity) }}, {{ auto_cdc._q(p ~ 'island') }}
 )
 select
   {{ auto_cdc._cols(identity, 'i') }},
-  i.system_start as {{ auto_cdc._q(n.system_start_at) }},
+  i.{{ auto_cdc._q(p ~ 'system_start') }} as {{ auto_cdc._q(n.system_start_at) }},
   x.{{ auto_cdc._q(t) }} as {{ auto_cdc._q(n.system_end_at) }}
 from islands i
-left join times x on {{ auto_cdc._eq(cfg.key_columns, 'i', 'x') }} and x.time_index = i.last_index + 1
+left join times x on {{ auto_cdc._eq(cfg.key_columns, 'i', 'x') }} and x.{{ auto_cdc._q(p ~ 'time_index') }} = i.{{ auto_cdc._q(p ~ 'last_index') }} + 1
 {% endmacro %}

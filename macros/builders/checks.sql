@@ -59,13 +59,13 @@
     {%- set identity = cfg.key_columns + cfg.seq_columns -%}
     {%- set distinct_events = "select distinct " ~ auto_cdc._cols(stored) ~ ", " ~ op ~ " from " ~ batch ~ " where " ~ op ~ " <> '" ~ n.truncate ~ "'" -%}
     {%- set sql -%}
-      select {{ auto_cdc._cols(identity, 'd') }}, count(*) as n_events
+      select {{ auto_cdc._cols(identity, 'd') }}, count(*) as {{ auto_cdc._q(n.internal_prefix ~ 'events') }}
       from ({{ distinct_events }}) d
       group by {{ auto_cdc._cols(identity, 'd') }}
       having count(*) > 1
       {%- if log is not none %}
       union all
-      select {{ auto_cdc._cols(identity, 'b') }}, 2 as n_events
+      select {{ auto_cdc._cols(identity, 'b') }}, 2 as {{ auto_cdc._q(n.internal_prefix ~ 'events') }}
       from (select distinct {{ auto_cdc._cols(log_columns) }}, {{ op }} from {{ batch }} where {{ op }} <> '{{ n.truncate }}') b
       join {{ log }} l
         on {{ auto_cdc._eq(identity, 'l', 'b') }}

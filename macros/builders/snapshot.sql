@@ -61,11 +61,13 @@ where {{ auto_cdc._q(n.end_at) }} is null
     snapshot is a version even when it is empty (then it deletes every key). -#}
 {% macro _snapshot_versions_sql(args) -%}
   {%- set version = auto_cdc._q(auto_cdc._names().version) -%}
+  {%- set p = auto_cdc._names().internal_prefix -%}
+  {%- set v, prev_v, next_v = auto_cdc._q(p ~ 'v'), auto_cdc._q(p ~ 'prev_v'), auto_cdc._q(p ~ 'next_v') -%}
 versions as (
-  select v, lag(v) over (order by v) as prev_v, lead(v) over (order by v) as next_v
+  select v as {{ v }}, lag(v) over (order by v) as {{ prev_v }}, lead(v) over (order by v) as {{ next_v }}
   from (
     select distinct {{ version }} as v from snapshot_rows
-    {%- if not args.cfg.snapshot_version %}
+    {%- if not args.cfg.snapshot_version and not args.get('once_skipped') %}
     union
     select cast('{{ run_started_at.strftime("%Y-%m-%d %H:%M:%S.%f") }}' as {{ dbt.type_timestamp() }})
     {%- endif %}
@@ -86,20 +88,22 @@ versions as (
   {%- set n = auto_cdc._names() -%}
   {%- set p = n.internal_prefix -%}
   {%- set version = auto_cdc._q(n.version) -%}
+  {%- set v, prev_v, next_v = auto_cdc._q(p ~ 'v'), auto_cdc._q(p ~ 'prev_v'), auto_cdc._q(p ~ 'next_v') -%}
+  {%- set key_prev_v, key_next_v = auto_cdc._q(p ~ 'key_prev_v'), auto_cdc._q(p ~ 'key_next_v') -%}
 with snapshot_rows as (
   {{ auto_cdc._snapshot_rows_sql(args, incremental) }}
 ),
 {{ auto_cdc._snapshot_versions_sql(args) }},
 keyed as (
   select
-    r.*, x.prev_v, x.next_v,
+    r.*, x.{{ prev_v }}, x.{{ next_v }},
     {%- for c in payload %}
     lag({{ auto_cdc._q(c) }}) over k as {{ auto_cdc._q(p ~ 'prev_' ~ loop.index0) }},
     {%- endfor %}
-    lag(r.{{ version }}) over k as key_prev_v,
-    lead(r.{{ version }}) over k as key_next_v
+    lag(r.{{ version }}) over k as {{ key_prev_v }},
+    lead(r.{{ version }}) over k as {{ key_next_v }}
   from snapshot_rows r
-  join versions x on r.{{ version }} = x.v
+  join versions x on r.{{ version }} = x.{{ v }}
   window k as (partition by {{ auto_cdc._cols(cfg.key_columns, 'r') }} order by r.{{ version }})
 )
 select
@@ -107,16 +111,16 @@ select
   '{{ n.upsert }}' as {{ auto_cdc._q(n.op) }}, {{ version }} as {{ auto_cdc._q(n.cursor) }}
 from keyed
 where {{ auto_cdc._q(n.current) }} = 0
-  and (key_prev_v is null or key_prev_v <> prev_v
+  and ({{ key_prev_v }} is null or {{ key_prev_v }} <> {{ prev_v }}
     {%- for c in payload %}
     or {{ auto_cdc._q(c) }} is distinct from {{ auto_cdc._q(p ~ 'prev_' ~ loop.index0) }}
     {%- endfor %})
 union all
 select
-  {{ auto_cdc._cols(cfg.key_columns) }}, next_v, {% for c in payload %}null, {% endfor %}
-  '{{ n.delete }}', next_v
+  {{ auto_cdc._cols(cfg.key_columns) }}, {{ next_v }}, {% for c in payload %}null, {% endfor %}
+  '{{ n.delete }}', {{ next_v }}
 from keyed
-where next_v is not null and (key_next_v is null or key_next_v <> next_v)
+where {{ next_v }} is not null and ({{ key_next_v }} is null or {{ key_next_v }} <> {{ next_v }})
 {% endmacro %}
 
 
@@ -190,7 +194,9 @@ where next_v is not null and (key_next_v is null or key_next_v <> next_v)
     ),
     sizes as (select {{ version }} as v, count(*) as n_keys from snapshot_rows group by {{ version }})
     select d.v, d.n_deletes, s.n_keys
-    from deletes d join versions x on x.v = d.v join sizes s on s.v = x.prev_v
+    from deletes d
+    join versions x on x.{{ auto_cdc._q(n.internal_prefix ~ 'v') }} = d.v
+    join sizes s on s.v = x.{{ auto_cdc._q(n.internal_prefix ~ 'prev_v') }}
     where d.n_deletes > {{ cfg.max_delete_fraction }} * s.n_keys
     order by d.v
   {%- endset -%}

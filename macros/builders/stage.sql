@@ -3,6 +3,10 @@
   columns the package keeps. A delete or truncate carries no payload (its values never matter), and a
   truncate no key. With cursor_column, only rows at or after the largest cursor already applied are
   read (>=: re-reading the boundary is harmless, R2).
+  With apply_as_snapshot, the rows it marks are a full snapshot at their sequence value V, in the
+  feed's ordering domain: a truncate at V (every key's events before V are void, so keys the snapshot
+  lacks are deleted at V) plus an upsert at V per snapshot row. Later events still apply and can
+  restore a key; earlier events, late or not, are superseded.
 -#}
 {% macro stage_batch_sql(args) %}
   {{ return(adapter.dispatch('stage_batch_sql', 'auto_cdc')(args)) }}
@@ -12,18 +16,20 @@
   {%- set cfg = args.cfg -%}
   {%- set n = auto_cdc._names() -%}
   {%- set op = auto_cdc._q(n.op) -%}
+  {%- set upserts = "s." ~ op ~ " in ('" ~ n.upsert ~ "', 'snapshot')" -%}
   {%- set kept_on_every_event = cfg.key_columns + cfg.seq_columns + ([cfg.system_seq] if cfg.system_seq else []) -%}
+with staged as (
 select
   {%- for c in cfg.key_columns %}
   case when s.{{ op }} = '{{ n.truncate }}' then null else s.{{ auto_cdc._q(c) }} end as {{ auto_cdc._q(c) }},
   {%- endfor %}
   {%- for c in cfg.stored if c not in cfg.key_columns %}
   {%- if c == n.columns %}
-  case when s.{{ op }} = '{{ n.upsert }}' then {{ auto_cdc.columns_to_update_sql('s.' ~ auto_cdc._q(cfg.columns_to_update), args.columns_to_update_is_list) }} end as {{ auto_cdc._q(c) }},
+  case when {{ upserts }} then {{ auto_cdc.columns_to_update_sql('s.' ~ auto_cdc._q(cfg.columns_to_update), args.columns_to_update_is_list) }} end as {{ auto_cdc._q(c) }},
   {%- elif c in kept_on_every_event %}
   s.{{ auto_cdc._q(c) }},
   {%- else %}
-  case when s.{{ op }} = '{{ n.upsert }}' then s.{{ auto_cdc._q(c) }} end as {{ auto_cdc._q(c) }},
+  case when {{ upserts }} then s.{{ auto_cdc._q(c) }} end as {{ auto_cdc._q(c) }},
   {%- endif %}
   {%- endfor %}
   s.{{ op }},
@@ -31,8 +37,11 @@ select
 from (
   select
     src.*,
-    {%- if cfg.truncate_expr or cfg.delete_expr %}
+    {%- if cfg.truncate_expr or cfg.delete_expr or cfg.snapshot_expr %}
     case
+      {%- if cfg.snapshot_expr %}
+      when ({{ cfg.snapshot_expr }}) then 'snapshot'
+      {%- endif %}
       {%- if cfg.truncate_expr %}
       when ({{ cfg.truncate_expr }}) then '{{ n.truncate }}'
       {%- endif %}
@@ -52,6 +61,25 @@ from (
      or src.{{ auto_cdc._q(cfg.cursor) }} >= (select max(cursor_value) from {{ args.runs }})
   {%- endif %}
 ) s
+)
+select
+  {%- for c in cfg.stored %}
+  {{ auto_cdc._q(c) }},
+  {%- endfor %}
+  case when {{ op }} = 'snapshot' then '{{ n.upsert }}' else {{ op }} end as {{ op }},
+  {{ auto_cdc._q(n.cursor) }}
+from staged
+{%- if cfg.snapshot_expr %}
+union all
+select distinct
+  {%- for c in cfg.stored %}
+  {{ auto_cdc._q(c) if c in cfg.seq_columns else 'null' }},
+  {%- endfor %}
+  '{{ n.truncate }}',
+  {{ auto_cdc._q(n.cursor) }}
+from staged
+where {{ op }} = 'snapshot'
+{%- endif %}
 {% endmacro %}
 
 

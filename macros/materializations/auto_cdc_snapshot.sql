@@ -31,7 +31,8 @@
         'affected': temp.affected, 'desired': temp.desired, 'log': rel.log, 'runs': rel.runs,
         'target': target_relation, 'seq_type': none, 'output': cfg.output, 'tracked': cfg.tracked,
         'stored': cfg.stored, 'add_columns': [], 'drop_columns': [],
-        'cursor_sql': '(select max(' ~ auto_cdc._q(n.version) ~ ') from ' ~ temp.snapshot ~ ')' } -%}
+        'cursor_sql': '(select max(' ~ auto_cdc._q(n.version) ~ ') from ' ~ temp.snapshot ~ ')',
+        'once_skipped': incremental and config.get('once', false) } -%}
   {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.snapshot, auto_cdc.stage_snapshot_sql(args))) %}
   {% do auto_cdc._check_snapshot(cfg, temp.snapshot) %}
   {%- if incremental -%}

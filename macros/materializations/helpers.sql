@@ -6,6 +6,10 @@
   is_incremental() true; anything else in the model renders as before.
 -#}
 {% macro _model_sql(incremental) %}
+  {#- once: a backfill flow, read on the first run and on --full-refresh only (seed 001, "ONCE") -#}
+  {% if incremental and config.get('once', false) %}
+    {% do return('select * from (' ~ sql ~ ') once_source where 1 = 0') %}
+  {% endif %}
   {% if incremental and 'is_incremental' in model.raw_code %}
     {% set materialized = model.config.materialized %}
     {% do model.config.update({'materialized': 'incremental'}) %}

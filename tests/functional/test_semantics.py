@@ -113,3 +113,24 @@ def test_bad_input_fails_the_run_and_applies_nothing(project):
                                  (2, 5, "D", "p", None), (2, 5, "D", "q", "r")])
     project.run()
     assert target_rows(project, "t", ["id", "a"]) == [(1, "a")]
+
+
+def test_user_columns_named_like_internal_aliases_work_in_every_shape(project):
+    """Builders use table aliases and helper columns; user columns with the same names must not clash."""
+    names = ["v", "island", "version", "rank", "events", "x", "d", "l", "a", "b", "t", "s", "r", "src", "merged"]
+    feed = [("k", "integer"), ("seq", "integer"), ("st", "integer")] + [(c, "varchar") for c in names]
+    project.table("feed", feed, [(1, 1, 1, *["one"] * len(names)), (1, 2, 2, *["two"] * len(names))])
+    base = dict(materialized="auto_cdc", keys=["k"], sequence_by="seq", except_column_list=["st"])
+    project.feed_model("scd1", "feed", **base, ignore_null_updates=True)
+    project.feed_model("scd2", "feed", **base, stored_as_scd_type=2)
+    project.feed_model("bitemporal", "feed", **base, stored_as_scd_type="bitemporal", system_sequence_by="st")
+    project.table("snaps", [("k", "integer")] + [(c, "varchar") for c in names] + [("ver", "integer")],
+                  [(1, *["one"] * len(names), 1), (1, *["two"] * len(names), 2)])
+    project.feed_model("snapshot", "snaps", materialized="auto_cdc_snapshot", keys=["k"], snapshot_version="ver",
+                       stored_as_scd_type=2)
+    project.run()
+    assert target_rows(project, "scd1", ["k", *names]) == [(1, *["two"] * len(names))]
+    for model in ("scd2", "snapshot"):
+        assert target_rows(project, model, ["k", "v", "__START_AT", "__END_AT"]) == [(1, "one", 1, 2), (1, "two", 2, None)], model
+    assert target_rows(project, "bitemporal", ["k", "v", "__START_AT", "__END_AT", "__SYSTEM_START_AT", "__SYSTEM_END_AT"]) == [
+        (1, "one", 1, None, 1, 2), (1, "one", 1, 2, 2, None), (1, "two", 2, None, 2, None)]

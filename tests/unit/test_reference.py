@@ -803,3 +803,28 @@ def test_bitemporal_slices_are_scd2_histories(events):
                     if r[SYSTEM_START_AT] <= t and (r[SYSTEM_END_AT] is None or t < r[SYSTEM_END_AT])]
         known = [e for e in events if e.system_seq <= t]
         assert believed == apply(known, users_config(2))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Seed 001: a snapshot and a change feed in one ordering domain
+# ---------------------------------------------------------------------------------------------------------------
+from dbt_auto_cdc.reference import apply_with_snapshots  # noqa: E402
+
+
+def test_combined_snapshot_at_10_events_8_12_and_15():
+    config = Config(columns=("id", "name"), key_columns=("id",))
+    events = [Event((3,), 5, UPSERT, {"name": "three"}), Event((1,), 8, UPSERT, {"name": "one at 8"}),
+              Event((2,), 12, UPSERT, {"name": "two at 12"}), Event((3,), 15, UPSERT, {"name": "three again"})]
+    snapshots = [(10, [{"id": 1, "name": "one"}, {"id": 2, "name": "two"}])]
+    assert apply_with_snapshots(events, snapshots, config) == [
+        {"id": 1, "name": "one"}, {"id": 2, "name": "two at 12"}, {"id": 3, "name": "three again"}]
+    # without the event at 15, key 3 (missing from the snapshot) is deleted at 10
+    assert apply_with_snapshots(events[:3], snapshots, config) == [{"id": 1, "name": "one"}, {"id": 2, "name": "two at 12"}]
+
+
+def test_combined_event_at_the_snapshot_version_must_agree_with_it():
+    config = Config(columns=("id", "name"), key_columns=("id",))
+    snapshots = [(10, [{"id": 1, "name": "one"}])]
+    assert apply_with_snapshots([Event((1,), 10, UPSERT, {"name": "one"})], snapshots, config) == [{"id": 1, "name": "one"}]
+    with pytest.raises(BadInputError):
+        apply_with_snapshots([Event((1,), 10, UPSERT, {"name": "other"})], snapshots, config)
