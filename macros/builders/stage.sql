@@ -73,7 +73,7 @@ from staged
 union all
 select distinct
   {%- for c in cfg.stored %}
-  {{ auto_cdc._q(c) if c in cfg.seq_columns else 'null' }},
+  {{ auto_cdc._q(c) if c in cfg.seq_columns else 'case when 1 = 0 then ' ~ auto_cdc._q(c) ~ ' end' }},  {#- a typed NULL -#}
   {%- endfor %}
   '{{ n.truncate }}',
   {{ auto_cdc._q(n.cursor) }}
