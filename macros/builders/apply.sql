@@ -12,8 +12,11 @@
 
 {#- Steps 1-5 for a staged batch of events (args.batch), after its checks. The first run or a full
     refresh creates the event log and the run log (and drops what was there); an incremental run
-    evolves their schema. The target is created from the first recomputation. -#}
+    evolves their schema. The target is created from the first recomputation. The rows the run
+    removes (stale) and adds (missing) are kept aside: they are the run's metrics and, with
+    change_data_feed, its change feed. -#}
 {% macro _apply_batch(args, incremental, existing) %}
+  {%- set n = auto_cdc._names() -%}
   {% if incremental %}
     {% do auto_cdc._apply_schema_changes(args) %}
   {% else %}
@@ -21,6 +24,7 @@
   {% endif %}
   {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.new, auto_cdc.new_events_sql(args))) %}
   {%- set run_id = auto_cdc._scalar('select coalesce(max(run_id), 0) + 1 from ' ~ args.runs) | int -%}
+  {%- set late_events = auto_cdc._scalar(auto_cdc.late_events_sql(args)) | int -%}
   {%- if args.cfg.scd == 'bitemporal' -%}
     {% do auto_cdc._run_sql('delete from ' ~ args.log ~ ' as l using ' ~ args.new ~ ' as b where '
           ~ auto_cdc._eq(args.cfg.key_columns + args.cfg.seq_columns, 'l', 'b')) %}
@@ -32,12 +36,41 @@
     {% do auto_cdc._run_sql(auto_cdc.create_target_sql(args)) %}
     {% do auto_cdc.create_key_indexes(args) %}
   {% endif %}
+  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.stale, auto_cdc.stale_rows_sql(args))) %}
+  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.missing, auto_cdc.missing_rows_sql(args))) %}
   {% do auto_cdc._run_sql(auto_cdc.delete_stale_rows_sql(args)) %}
-  {% call statement('main') %}
-    {{ auto_cdc.insert_missing_rows_sql(args) }}
-  {% endcall %}
-  {% do auto_cdc._run_sql(auto_cdc.record_run_sql(args, run_id)) %}
+  {% do auto_cdc._run_sql(auto_cdc.insert_missing_rows_sql(args)) %}
+
+  {#- metrics (README "Metrics") and the change feed -#}
+  {%- set pk = auto_cdc._change_key(args) -%}
+  {%- set counts = run_query('select (select count(*) from ' ~ args.batch ~ '), (select count(*) from ' ~ args.new ~ '), '
+        ~ '(select count(*) from ' ~ args.missing ~ '), '
+        ~ '(select count(*) from ' ~ args.stale ~ ' s where not exists (select 1 from ' ~ args.missing ~ ' m where '
+        ~ auto_cdc._eq(pk, 's', 'm') ~ '))').rows[0] -%}
+  {%- set metrics = {'events_read': counts[0] | int, 'events_applied': counts[1] | int, 'late_events': late_events,
+                     'num_upserted_rows': counts[2] | int, 'num_deleted_rows': counts[3] | int} -%}
+  {%- set commit_version = none -%}
+  {%- if config.get('change_data_feed', false) -%}
+    {%- set commit_version = auto_cdc._record_changes(args) -%}
+  {%- endif -%}
+  {% do auto_cdc._run_sql(auto_cdc.record_run_sql(args, run_id, metrics, commit_version)) %}
+  {%- set message = 'num_upserted_rows=' ~ metrics.num_upserted_rows ~ ' num_deleted_rows=' ~ metrics.num_deleted_rows
+        ~ ' late_events=' ~ metrics.late_events ~ ' ignored_events=' ~ (metrics.events_read - metrics.events_applied) -%}
+  {% do store_raw_result(name='main', message=message, code='AUTO_CDC',
+                         rows_affected=metrics.num_upserted_rows + metrics.num_deleted_rows) %}
 {% endmacro %}
+
+
+{#- New events whose key already had a later event applied: they land inside the history (R1). -#}
+{% macro late_events_sql(args) -%}
+  {%- set cfg = args.cfg -%}
+  {%- set op = auto_cdc._q(auto_cdc._names().op) -%}
+select count(*) from {{ args.new }} b
+where b.{{ op }} <> 'truncate' and exists (
+  select 1 from {{ args.log }} l
+  where {{ auto_cdc._eq(cfg.key_columns, 'l', 'b') }} and {{ auto_cdc._seq_lt(cfg.seq_columns, 'b', 'l') }}
+)
+{%- endmacro %}
 
 
 {% macro new_events_sql(args) %}
@@ -120,31 +153,30 @@ where {{ op }} <> '{{ n.truncate }}'
 
 
 {#- Target rows of affected keys that the recomputation no longer produces. -#}
-{% macro delete_stale_rows_sql(args) %}
-  {{ return(adapter.dispatch('delete_stale_rows_sql', 'auto_cdc')(args)) }}
+{% macro stale_rows_sql(args) %}
+  {{ return(adapter.dispatch('stale_rows_sql', 'auto_cdc')(args)) }}
 {% endmacro %}
 
-{% macro default__delete_stale_rows_sql(args) %}
+{% macro default__stale_rows_sql(args) %}
   {%- set cfg = args.cfg -%}
-delete from {{ args.target }} as t
-using {{ args.affected }} a
-where {{ auto_cdc._eq(cfg.key_columns, 't', 'a') }}
-  and not exists (
-    select 1 from {{ args.desired }} d
-    where {{ auto_cdc._eq(cfg.key_columns, 'd', 't') }}
-      and {{ auto_cdc._same(args.target_columns, 'd', 't') }}
-  )
+select {{ auto_cdc._cols(args.target_columns, 't') }}
+from {{ args.target }} t
+join {{ args.affected }} a on {{ auto_cdc._eq(cfg.key_columns, 't', 'a') }}
+where not exists (
+  select 1 from {{ args.desired }} d
+  where {{ auto_cdc._eq(cfg.key_columns, 'd', 't') }}
+    and {{ auto_cdc._same(args.target_columns, 'd', 't') }}
+)
 {% endmacro %}
 
 
 {#- Recomputed rows the target does not hold yet. -#}
-{% macro insert_missing_rows_sql(args) %}
-  {{ return(adapter.dispatch('insert_missing_rows_sql', 'auto_cdc')(args)) }}
+{% macro missing_rows_sql(args) %}
+  {{ return(adapter.dispatch('missing_rows_sql', 'auto_cdc')(args)) }}
 {% endmacro %}
 
-{% macro default__insert_missing_rows_sql(args) %}
+{% macro default__missing_rows_sql(args) %}
   {%- set cfg = args.cfg -%}
-insert into {{ args.target }} ({{ auto_cdc._cols(args.target_columns) }})
 select {{ auto_cdc._cols(args.target_columns, 'd') }}
 from {{ args.desired }} d
 where not exists (
@@ -152,4 +184,18 @@ where not exists (
   where {{ auto_cdc._eq(cfg.key_columns, 't', 'd') }}
     and {{ auto_cdc._same(args.target_columns, 't', 'd') }}
 )
+{% endmacro %}
+
+
+{% macro delete_stale_rows_sql(args) %}
+delete from {{ args.target }} as t
+using {{ args.stale }} s
+where {{ auto_cdc._eq(args.cfg.key_columns, 't', 's') }}
+  and {{ auto_cdc._same(args.target_columns, 't', 's') }}
+{% endmacro %}
+
+
+{% macro insert_missing_rows_sql(args) %}
+insert into {{ args.target }} ({{ auto_cdc._cols(args.target_columns) }})
+select {{ auto_cdc._cols(args.target_columns) }} from {{ args.missing }}
 {% endmacro %}

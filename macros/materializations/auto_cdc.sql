@@ -11,7 +11,7 @@
   -- relations: the target, its event log and run log, this run's temp tables
   {%- set existing_relation = load_cached_relation(this) -%}
   {%- set target_relation = this.incorporate(type='table') -%}
-  {%- set rel = auto_cdc._relations(target_relation, ['batch', 'new', 'affected', 'desired']) -%}
+  {%- set rel = auto_cdc._relations(target_relation, ['batch', 'new', 'affected', 'desired', 'stale', 'missing']) -%}
   {%- set temp = rel.temp -%}
 
   -- configs
@@ -35,6 +35,7 @@
   %}
   {%- set args = {
         'cfg': cfg, 'batch': temp.batch, 'new': temp.new, 'affected': temp.affected, 'desired': temp.desired,
+        'stale': temp.stale, 'missing': temp.missing, 'changes': rel.changes,
         'log': rel.log, 'runs': rel.runs, 'target': target_relation,
         'seq_type': auto_cdc._side_relation(target_relation, n.seq_type_suffix).include(database=false),
         'output': cfg.output, 'tracked': cfg.tracked, 'stored': cfg.stored,
@@ -53,10 +54,10 @@
   {% do auto_cdc._check_feed(cfg, in_batch, compared, temp.batch, rel.log if incremental else none) %}
 
   -- the event log and the run log, then the apply (macros/builders/apply.sql)
-  {% do auto_cdc._apply_batch(args, incremental, [existing_relation, rel.existing_log, rel.existing_runs]) %}
+  {% do auto_cdc._apply_batch(args, incremental, [existing_relation, rel.existing_log, rel.existing_runs, rel.existing_changes]) %}
 
   {% do auto_cdc._drop_temp_relations(temp) %}
-  {% do auto_cdc._apply_grants([target_relation, rel.log, rel.runs], grant_config,
+  {% do auto_cdc._apply_grants([target_relation, rel.log, rel.runs] + ([rel.changes] if config.get('change_data_feed') else []), grant_config,
                                 should_revoke(existing_relation, full_refresh_mode)) %}
   {% do persist_docs(target_relation, model) %}
 
@@ -65,6 +66,7 @@
   {{ adapter.commit() }}
   {{ run_hooks(post_hooks, inside_transaction=False) }}
 
-  {{ return({'relations': [target_relation]}) }}
+  {#- every relation the run created goes into dbt's cache, so later models of the run see them -#}
+  {{ return({'relations': [target_relation, rel.log, rel.runs] + ([rel.changes] if config.get('change_data_feed') else [])}) }}
 
 {%- endmaterialization %}

@@ -10,7 +10,7 @@
   -- relations: the target, its event log and run log, this run's temp tables
   {%- set existing_relation = load_cached_relation(this) -%}
   {%- set target_relation = this.incorporate(type='table') -%}
-  {%- set rel = auto_cdc._relations(target_relation, ['snapshot', 'batch', 'new', 'affected', 'desired']) -%}
+  {%- set rel = auto_cdc._relations(target_relation, ['snapshot', 'batch', 'new', 'affected', 'desired', 'stale', 'missing']) -%}
   {%- set temp = rel.temp -%}
 
   -- configs
@@ -28,7 +28,8 @@
   {% do auto_cdc._drop_temp_relations(temp) %}
   {%- set args = {
         'cfg': cfg, 'sql': source_sql, 'snapshot': temp.snapshot, 'batch': temp.batch, 'new': temp.new,
-        'affected': temp.affected, 'desired': temp.desired, 'log': rel.log, 'runs': rel.runs,
+        'affected': temp.affected, 'desired': temp.desired,
+        'stale': temp.stale, 'missing': temp.missing, 'changes': rel.changes, 'log': rel.log, 'runs': rel.runs,
         'target': target_relation, 'seq_type': none, 'output': cfg.output, 'tracked': cfg.tracked,
         'stored': cfg.stored, 'add_columns': [], 'drop_columns': [],
         'cursor_sql': '(select max(' ~ auto_cdc._q(n.version) ~ ') from ' ~ temp.snapshot ~ ')',
@@ -46,11 +47,11 @@
   {% do auto_cdc._check_delete_fraction(args, incremental) %}
 
   -- the event log and the run log, then the apply (macros/builders/apply.sql)
-  {% do auto_cdc._apply_batch(args, incremental, [existing_relation, rel.existing_log, rel.existing_runs]) %}
+  {% do auto_cdc._apply_batch(args, incremental, [existing_relation, rel.existing_log, rel.existing_runs, rel.existing_changes]) %}
 
   {% do auto_cdc._drop_temp_relations(temp) %}
 
-  {% do auto_cdc._apply_grants([target_relation, rel.log, rel.runs], grant_config,
+  {% do auto_cdc._apply_grants([target_relation, rel.log, rel.runs] + ([rel.changes] if config.get('change_data_feed') else []), grant_config,
                                 should_revoke(existing_relation, full_refresh_mode)) %}
   {% do persist_docs(target_relation, model) %}
 
@@ -59,6 +60,7 @@
   {{ adapter.commit() }}
   {{ run_hooks(post_hooks, inside_transaction=False) }}
 
-  {{ return({'relations': [target_relation]}) }}
+  {#- every relation the run created goes into dbt's cache, so later models of the run see them -#}
+  {{ return({'relations': [target_relation, rel.log, rel.runs] + ([rel.changes] if config.get('change_data_feed') else [])}) }}
 
 {%- endmaterialization %}

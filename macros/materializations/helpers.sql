@@ -26,11 +26,13 @@
   {%- set n = auto_cdc._names() -%}
   {%- set log = auto_cdc._side_relation(target_relation, n.log_suffix) -%}
   {%- set runs = auto_cdc._side_relation(target_relation, n.runs_suffix) -%}
+  {%- set changes = auto_cdc._side_relation(target_relation, n.changes_suffix) -%}
   {%- set temp = {} -%}
   {%- for name in temp_names -%}
     {%- do temp.update({name: auto_cdc._temp_relation(target_relation, n[name ~ '_suffix'])}) -%}
   {%- endfor -%}
-  {{ return({'log': log, 'runs': runs, 'existing_log': load_cached_relation(log),
+  {{ return({'log': log, 'runs': runs, 'changes': changes, 'existing_changes': load_cached_relation(changes),
+             'existing_log': load_cached_relation(log),
              'existing_runs': load_cached_relation(runs), 'temp': temp}) }}
 {% endmacro %}
 
@@ -140,7 +142,11 @@ select
   cast(null as {{ dbt.type_string() }}) as invocation_id,
   {{ auto_cdc._q(n.cursor) }} as cursor_value,
   cast(0 as {{ dbt.type_bigint() }}) as events_read,
-  cast(0 as {{ dbt.type_bigint() }}) as events_applied
+  cast(0 as {{ dbt.type_bigint() }}) as events_applied,
+  cast(0 as {{ dbt.type_bigint() }}) as late_events,
+  cast(0 as {{ dbt.type_bigint() }}) as num_upserted_rows,
+  cast(0 as {{ dbt.type_bigint() }}) as num_deleted_rows,
+  cast(null as {{ dbt.type_bigint() }}) as commit_version
 from {{ args.batch }}
 where 1 = 0
 {% endmacro %}
@@ -176,16 +182,19 @@ from {{ args.new }}
 {% endmacro %}
 
 
-{% macro record_run_sql(args, run_id) %}
+{#- The run's row in the run log, with its metrics (see README "Metrics"). -#}
+{% macro record_run_sql(args, run_id, metrics, commit_version) %}
   {%- set n = auto_cdc._names() -%}
-insert into {{ args.runs }} (run_id, run_started_at, invocation_id, cursor_value, events_read, events_applied)
+insert into {{ args.runs }} (run_id, run_started_at, invocation_id, cursor_value, events_read, events_applied,
+                             late_events, num_upserted_rows, num_deleted_rows, commit_version)
 select
   {{ run_id }},
   cast('{{ run_started_at.strftime("%Y-%m-%d %H:%M:%S.%f") }}' as {{ dbt.type_timestamp() }}),
   '{{ invocation_id }}',
   coalesce({{ args.get('cursor_sql') or '(select max(' ~ auto_cdc._q(n.cursor) ~ ') from ' ~ args.batch ~ ')' }}, (select max(cursor_value) from {{ args.runs }})),
-  (select count(*) from {{ args.batch }}),
-  (select count(*) from {{ args.new }})
+  {{ metrics.events_read }}, {{ metrics.events_applied }}, {{ metrics.late_events }},
+  {{ metrics.num_upserted_rows }}, {{ metrics.num_deleted_rows }},
+  {{ commit_version if commit_version is not none else 'null' }}
 {% endmacro %}
 
 
@@ -229,8 +238,9 @@ select
 {% macro _apply_schema_changes(args) %}
   {%- if args.add_columns -%}
     {%- set types = auto_cdc._column_types('select ' ~ auto_cdc._cols(args.add_columns) ~ ' from ' ~ args.batch) -%}
+    {%- set changes = adapter.get_relation(args.changes.database, args.changes.schema, args.changes.identifier) if args.get('changes') else none -%}
     {%- for c in args.add_columns -%}
-      {%- for rel in [args.target, args.log] -%}
+      {%- for rel in [args.target, args.log] + ([changes] if changes is not none else []) -%}
         {% do run_query('alter table ' ~ rel ~ ' add column ' ~ auto_cdc._q(c) ~ ' ' ~ types[c]) %}
       {%- endfor -%}
     {%- endfor -%}

@@ -1,0 +1,62 @@
+{#-
+  Change data feed (SPEC section 4, seed 003 "Leia um feed de dados de alterações"). With
+  change_data_feed: true, every run that changes the target records the rows it removed and added
+  in <target>__auto_cdc_changes, with _change_type, _commit_version (one per run that changed the
+  target, increasing) and _commit_timestamp (the run's start). A removed and an added row with the
+  same primary key are an update (pre- and post-image); otherwise a delete or an insert.
+-#}
+
+{#- The change feed's primary key: the keys for SCD1; for SCD2 also coalesce(__START_AT, __END_AT),
+    which is __START_AT (never NULL here), so a late event that moves __START_AT shows as delete +
+    insert; bitemporal adds __SYSTEM_START_AT. -#}
+{% macro _change_key(args) %}
+  {%- set n = auto_cdc._names() -%}
+  {%- if args.cfg.scd == 1 -%}{{ return(args.cfg.key_columns) }}{%- endif -%}
+  {{ return(args.cfg.key_columns + [n.start_at] + ([n.system_start_at] if args.cfg.scd == 'bitemporal' else [])) }}
+{% endmacro %}
+
+
+{#- Record this run's changes; returns the commit version, or none when the run changed nothing. -#}
+{% macro _record_changes(args) %}
+  {%- set pk = auto_cdc._change_key(args) -%}
+  {%- set ts = "cast('" ~ run_started_at.strftime("%Y-%m-%d %H:%M:%S.%f") ~ "' as " ~ dbt.type_timestamp() ~ ")" -%}
+  {%- if adapter.get_relation(args.changes.database, args.changes.schema, args.changes.identifier) is none -%}
+    {% do auto_cdc._run_sql('create table ' ~ args.changes ~ ' as select ' ~ auto_cdc._cols(args.target_columns)
+          ~ ', cast(null as ' ~ dbt.type_string() ~ ') as _change_type, cast(0 as ' ~ dbt.type_bigint()
+          ~ ') as _commit_version, ' ~ ts ~ ' as _commit_timestamp from ' ~ args.missing ~ ' where 1 = 0') %}
+  {%- endif -%}
+  {%- set changed = auto_cdc._scalar('select count(*) from (select 1 as x from ' ~ args.stale ~ ' union all select 1 from ' ~ args.missing ~ ') c') | int -%}
+  {%- if changed == 0 -%}{{ return(none) }}{%- endif -%}
+  {%- set version = auto_cdc._scalar('select coalesce(max(_commit_version), 0) + 1 from ' ~ args.changes) | int -%}
+  {%- set sql -%}
+insert into {{ args.changes }} ({{ auto_cdc._cols(args.target_columns) }}, _change_type, _commit_version, _commit_timestamp)
+select {{ auto_cdc._cols(args.target_columns, 's') }},
+       case when exists (select 1 from {{ args.missing }} m where {{ auto_cdc._eq(pk, 'm', 's') }})
+            then 'update_preimage' else 'delete' end,
+       {{ version }}, {{ ts }}
+from {{ args.stale }} s
+union all
+select {{ auto_cdc._cols(args.target_columns, 'm') }},
+       case when exists (select 1 from {{ args.stale }} s where {{ auto_cdc._eq(pk, 's', 'm') }})
+            then 'update_postimage' else 'insert' end,
+       {{ version }}, {{ ts }}
+from {{ args.missing }} m
+  {%- endset -%}
+  {% do auto_cdc._run_sql(sql) %}
+  {{ return(version) }}
+{% endmacro %}
+
+
+{#-
+  {{ auto_cdc.table_changes(ref('m'), start_version, end_version=none) }}: the changed rows of an
+  auto_cdc target with change_data_feed: true, like Databricks' table_changes(): the target's
+  columns, _change_type, _commit_version and _commit_timestamp, for commit versions from
+  start_version to end_version (inclusive; no end: up to the latest).
+-#}
+{% macro table_changes(relation, start_version, end_version=none) %}
+  {%- set changes = auto_cdc._side_relation(relation, auto_cdc._names().changes_suffix) -%}
+  {%- if execute and load_relation(changes) is none -%}
+    {%- do exceptions.raise_compiler_error("auto_cdc.table_changes: " ~ relation ~ " has no change feed (set change_data_feed: true on its model and run it)") -%}
+  {%- endif -%}
+(select * from {{ changes }} where _commit_version >= {{ start_version }}{% if end_version is not none %} and _commit_version <= {{ end_version }}{% endif %})
+{%- endmacro %}

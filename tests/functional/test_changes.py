@@ -1,0 +1,76 @@
+"""Change data feed (table_changes) and run metrics (SPEC section 4)."""
+import json
+
+from dbt_auto_cdc import fixtures as fx
+from dbt_auto_cdc.harness import ordered, target_rows
+
+FEED = [("id", "integer"), ("seq", "integer"), ("op", "varchar"), ("a", "varchar")]
+BASE = dict(materialized="auto_cdc", keys=["id"], sequence_by="seq", apply_as_deletes="op = 'D'",
+            except_column_list=["op", "seq"], change_data_feed=True)
+# a downstream model that consumes only new changes and rebuilds the target from them
+DOWNSTREAM = ("select {cols}, _commit_version, _change_type from {{{{ auto_cdc.table_changes(ref('{up}'), 1) }}}} as c "
+              "where _change_type <> 'update_preimage'")
+
+
+def changes(project, name):
+    return sorted(project.fetch(f'select id, a, {"" if name == "scd1" else chr(34) + "__START_AT" + chr(34) + ", " + chr(34) + "__END_AT" + chr(34) + ", "}'
+                         f'_change_type, _commit_version from {project.relation(name + "__auto_cdc_changes")} '
+                         'order by _commit_version, id, _change_type'), key=repr)
+
+
+def test_table_changes_of_two_runs_and_a_downstream_model(project):
+    project.table("feed", FEED, [(1, 1, "U", "a1"), (2, 1, "U", "b1")])
+    project.feed_model("scd1", "feed", **BASE)
+    project.feed_model("scd2", "feed", **BASE, stored_as_scd_type=2)
+    project.model("scd1_copy", DOWNSTREAM.format(cols="id, a", up="scd1"), materialized="auto_cdc", keys=["id"],
+                  sequence_by="_commit_version", cursor_column="_commit_version", apply_as_deletes="_change_type = 'delete'",
+                  except_column_list=["_commit_version", "_change_type"])
+    project.model("scd2_copy", DOWNSTREAM.format(cols='id, a, "__START_AT" as start_at, "__END_AT" as end_at', up="scd2"),
+                  materialized="auto_cdc", keys=["id", "start_at"], sequence_by="_commit_version",
+                  cursor_column="_commit_version", apply_as_deletes="_change_type = 'delete'",
+                  except_column_list=["_commit_version", "_change_type"])
+    project.run()
+    # run 2: key 1 updated, key 2 deleted, key 3 inserted; then a late event for key 1 (SCD2: splits history)
+    project.insert("feed", ["id", "seq", "op", "a"], [(1, 5, "U", "a5"), (2, 5, "D", None), (3, 5, "U", "c5")])
+    project.run()
+    project.insert("feed", ["id", "seq", "op", "a"], [(1, 3, "U", "a3")])
+    project.run()
+    assert changes(project, "scd1") == sorted([
+        (1, "a1", "insert", 1), (2, "b1", "insert", 1),
+        (1, "a1", "update_preimage", 2), (1, "a5", "update_postimage", 2), (2, "b1", "delete", 2), (3, "c5", "insert", 2)], key=repr)
+    assert changes(project, "scd2") == sorted([
+        (1, "a1", 1, None, "insert", 1), (2, "b1", 1, None, "insert", 1),
+        (1, "a1", 1, None, "update_preimage", 2), (1, "a1", 1, 5, "update_postimage", 2), (1, "a5", 5, None, "insert", 2),
+        (2, "b1", 1, None, "update_preimage", 2), (2, "b1", 1, 5, "update_postimage", 2), (3, "c5", 5, None, "insert", 2),
+        (1, "a1", 1, 5, "update_preimage", 3), (1, "a1", 1, 3, "update_postimage", 3), (1, "a3", 3, 5, "insert", 3)], key=repr)
+    project.run()  # the downstream models catch up with the last change
+    assert target_rows(project, "scd1_copy", ["id", "a"]) == target_rows(project, "scd1", ["id", "a"])
+    assert target_rows(project, "scd2_copy", ["id", "a", "start_at", "end_at"]) == target_rows(
+        project, "scd2", ["id", "a", "__START_AT", "__END_AT"])
+
+
+def _metrics(project, name):
+    return [(r["num_upserted_rows"], r["num_deleted_rows"], r["late_events"], r["events_read"] - r["events_applied"])
+            for r in sorted(project.rows(name + "__auto_cdc_runs"), key=lambda r: r["run_id"])]
+
+
+def test_e1_metrics_in_one_run_and_over_three_runs(project):
+    project.table("once", fx.E1_COLUMNS, fx.E1_FEED)
+    project.table("split", fx.E1_COLUMNS)
+    for feed in ("once", "split"):
+        project.feed_model(f"{feed}_scd1", feed, materialized="auto_cdc", **fx.E1_SCD1_CONFIG)
+        project.feed_model(f"{feed}_scd2", feed, materialized="auto_cdc", **fx.E1_SCD2_CONFIG)
+    cols = [c for c, _ in fx.E1_COLUMNS]
+    for batch in (fx.E1_FEED[:3], fx.E1_FEED[3:6], fx.E1_FEED[6:]):
+        project.insert("split", cols, batch)
+        result = project.run()
+    # (num_upserted_rows, num_deleted_rows, late_events, ignored_events) per run
+    assert _metrics(project, "once_scd1") == [(3, 0, 0, 0), (0, 0, 0, 8), (0, 0, 0, 8)]
+    assert _metrics(project, "once_scd2") == [(7, 0, 0, 0), (0, 0, 0, 8), (0, 0, 0, 8)]
+    assert _metrics(project, "split_scd1") == [(3, 0, 0, 0), (2, 1, 0, 3), (0, 0, 2, 6)]
+    assert _metrics(project, "split_scd2") == [(3, 0, 0, 0), (4, 0, 0, 3), (4, 0, 2, 6)]
+    assert "num_upserted_rows=4 num_deleted_rows=0 late_events=2 ignored_events=6" in result.output
+    run_results = json.loads((project.path / "target" / "run_results.json").read_text())
+    responses = {r["unique_id"].split(".")[-1]: r["adapter_response"] for r in run_results["results"]}
+    assert responses["split_scd1"]["_message"] == "num_upserted_rows=0 num_deleted_rows=0 late_events=2 ignored_events=6"
+    assert responses["split_scd2"]["rows_affected"] == 4
