@@ -54,12 +54,20 @@
   {{- return('(' ~ (terms | join(' or ')) ~ ')') -}}
 {%- endmacro %}
 
+{#- Every statement of a run goes through here, inside the run's transaction: dbt's run_query does not
+    begin one (auto_begin=False), and on Postgres dbt's commit needs the transaction it began (R8). -#}
 {% macro _run_sql(sql) %}
-  {% do run_query(sql) %}
+  {% call statement('auto_cdc', auto_begin=True) %}{{ sql }}{% endcall %}
+{% endmacro %}
+
+{#- A query's rows (an agate table), inside the run's transaction. -#}
+{% macro _query(sql) %}
+  {% call statement('auto_cdc_query', fetch_result=True, auto_begin=True) %}{{ sql }}{% endcall %}
+  {% do return(load_result('auto_cdc_query').table) %}
 {% endmacro %}
 
 {#- A single value from a one-row, one-column query. -#}
 {% macro _scalar(sql) %}
-  {% set result = run_query(sql) %}
+  {% set result = auto_cdc._query(sql) %}
   {% do return(result.columns[0].values()[0] if result and result.rows | length > 0 else none) %}
 {% endmacro %}

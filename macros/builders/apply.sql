@@ -43,7 +43,7 @@
 
   {#- metrics (README "Metrics") and the change feed -#}
   {%- set pk = auto_cdc._change_key(args) -%}
-  {%- set counts = run_query('select (select count(*) from ' ~ args.batch ~ '), (select count(*) from ' ~ args.new ~ '), '
+  {%- set counts = auto_cdc._query('select (select count(*) from ' ~ args.batch ~ '), (select count(*) from ' ~ args.new ~ '), '
         ~ '(select count(*) from ' ~ args.missing ~ '), '
         ~ '(select count(*) from ' ~ args.stale ~ ' s where not exists (select 1 from ' ~ args.missing ~ ' m where '
         ~ auto_cdc._eq(pk, 's', 'm') ~ '))').rows[0] -%}

@@ -22,7 +22,7 @@
   {%- endif -%}
   {%- set exprs = [] -%}
   {%- for e, _ in checked -%}{%- do exprs.append('coalesce(' ~ e ~ ', 0)') -%}{%- endfor -%}
-  {%- set counts = run_query('select ' ~ (exprs | join(', ')) ~ ' from ' ~ batch).rows[0] -%}
+  {%- set counts = auto_cdc._query('select ' ~ (exprs | join(', ')) ~ ' from ' ~ batch).rows[0] -%}
   {%- for e, label in checked -%}
     {%- if counts[loop.index0] | int > 0 -%}
       {%- do problems.append(label ~ ": " ~ (counts[loop.index0] | int) ~ " row(s)") -%}
@@ -41,7 +41,7 @@
       ) listed
       where name <> '' and name not in ({{ known | join(', ') }})
     {%- endset -%}
-    {%- set unknown = run_query(sql) -%}
+    {%- set unknown = auto_cdc._query(sql) -%}
     {%- if unknown.rows | length > 0 -%}
       {%- set shown = [] -%}
       {%- for row in unknown.rows[:5] -%}
@@ -73,7 +73,7 @@
         and not (l.{{ op }} = b.{{ op }} and {{ auto_cdc._same(log_columns, 'l', 'b') }})
       {%- endif %}
     {%- endset -%}
-    {%- set conflicts = run_query(sql) -%}
+    {%- set conflicts = auto_cdc._query(sql) -%}
     {%- if conflicts.rows | length > 0 -%}
       {%- set shown = [] -%}
       {%- for row in conflicts.rows[:5] -%}

@@ -148,7 +148,7 @@ where {{ auto_cdc._q(p ~ 'next_op') }} is null
     {%- for c in args.cfg.seq_columns -%}
       {%- do fields.append(auto_cdc._q(c) ~ ' ' ~ types[c]) -%}
     {%- endfor -%}
-    {% do run_query('drop type if exists ' ~ args.seq_type ~ ' cascade') %}
-    {% do run_query('create type ' ~ args.seq_type ~ ' as (' ~ (fields | join(', ')) ~ ')') %}
+    {% do auto_cdc._run_sql('drop type if exists ' ~ args.seq_type ~ ' cascade') %}
+    {% do auto_cdc._run_sql('create type ' ~ args.seq_type ~ ' as (' ~ (fields | join(', ')) ~ ')') %}
   {%- endif -%}
 {% endmacro %}

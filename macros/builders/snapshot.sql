@@ -134,7 +134,7 @@ where {{ next_v }} is not null and ({{ key_next_v }} is null or {{ key_next_v }}
     {%- do exprs.append('coalesce(sum(case when ' ~ auto_cdc._q(c) ~ ' is null then 1 else 0 end), 0)') -%}
   {%- endfor -%}
   {%- do exprs.append('coalesce(sum(case when ' ~ version ~ ' is null then 1 else 0 end), 0)') -%}
-  {%- set counts = run_query('select ' ~ (exprs | join(', ')) ~ ' from ' ~ snapshot).rows[0] -%}
+  {%- set counts = auto_cdc._query('select ' ~ (exprs | join(', ')) ~ ' from ' ~ snapshot).rows[0] -%}
   {%- for c in cfg.key_columns -%}
     {%- if counts[loop.index0] | int > 0 -%}
       {%- do problems.append("NULL in key column '" ~ c ~ "': " ~ (counts[loop.index0] | int) ~ " row(s)") -%}
@@ -144,7 +144,7 @@ where {{ next_v }} is not null and ({{ key_next_v }} is null or {{ key_next_v }}
     {%- do problems.append("NULL in snapshot_version column '" ~ cfg.snapshot_version ~ "': " ~ (counts[-1] | int) ~ " row(s)") -%}
   {%- endif -%}
   {%- if not problems -%}
-    {%- set dups = run_query('select ' ~ auto_cdc._cols(cfg.key_columns) ~ ', ' ~ version ~ ' from ' ~ snapshot
+    {%- set dups = auto_cdc._query('select ' ~ auto_cdc._cols(cfg.key_columns) ~ ', ' ~ version ~ ' from ' ~ snapshot
           ~ ' group by ' ~ auto_cdc._cols(cfg.key_columns) ~ ', ' ~ version ~ ' having count(*) > 1') -%}
     {%- if dups.rows | length > 0 -%}
       {%- set shown = [] -%}
@@ -165,7 +165,7 @@ where {{ next_v }} is not null and ({{ key_next_v }} is null or {{ key_next_v }}
 {#- SPEC section 3: a version not above the last applied one is skipped, with a warning naming it. -#}
 {% macro _warn_skipped_versions(args) %}
   {%- set version = auto_cdc._q(auto_cdc._names().version) -%}
-  {%- set skipped = run_query('select distinct ' ~ version ~ ' from ' ~ args.snapshot ~ ' where ' ~ version
+  {%- set skipped = auto_cdc._query('select distinct ' ~ version ~ ' from ' ~ args.snapshot ~ ' where ' ~ version
         ~ ' <= (select max(cursor_value) from ' ~ args.runs ~ ') order by 1') -%}
   {%- if skipped.rows | length > 0 -%}
     {%- set versions = [] -%}
@@ -200,7 +200,7 @@ where {{ next_v }} is not null and ({{ key_next_v }} is null or {{ key_next_v }}
     where d.n_deletes > {{ cfg.max_delete_fraction }} * s.n_keys
     order by d.v
   {%- endset -%}
-  {%- set rows = run_query(sql).rows -%}
+  {%- set rows = auto_cdc._query(sql).rows -%}
   {%- if rows | length > 0 -%}
     {%- do exceptions.raise_compiler_error("auto_cdc_snapshot model '" ~ model.name ~ "': snapshot version " ~ rows[0][0]
           ~ " would delete " ~ rows[0][1] ~ " of " ~ rows[0][2] ~ " keys, more than max_delete_fraction = "

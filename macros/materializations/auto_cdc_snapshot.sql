@@ -47,11 +47,11 @@
   {% do auto_cdc._check_delete_fraction(args, incremental) %}
 
   -- the event log and the run log, then the apply (macros/builders/apply.sql)
-  {% do auto_cdc._apply_batch(args, incremental, [existing_relation, rel.existing_log, rel.existing_runs, rel.existing_changes]) %}
+  {% do auto_cdc._apply_batch(args, incremental, [existing_relation] + rel.existing) %}
 
   {% do auto_cdc._drop_temp_relations(temp) %}
 
-  {% do auto_cdc._apply_grants([target_relation, rel.log, rel.runs] + ([rel.changes] if config.get('change_data_feed') else []), grant_config,
+  {% do auto_cdc._apply_grants([target_relation] + rel.bookkeeping, grant_config,
                                 should_revoke(existing_relation, full_refresh_mode)) %}
   {% do persist_docs(target_relation, model) %}
 
@@ -61,6 +61,6 @@
   {{ run_hooks(post_hooks, inside_transaction=False) }}
 
   {#- every relation the run created goes into dbt's cache, so later models of the run see them -#}
-  {{ return({'relations': [target_relation, rel.log, rel.runs] + ([rel.changes] if config.get('change_data_feed') else [])}) }}
+  {{ return({'relations': [target_relation] + rel.bookkeeping}) }}
 
 {%- endmaterialization %}

@@ -21,7 +21,9 @@
 {% endmacro %}
 
 
-{#- The bookkeeping beside a target (names.sql) and the temp relations of this run. -#}
+{#- The bookkeeping beside a target (names.sql) and the temp relations of this run.
+    `bookkeeping`: the relations this model keeps beside its target (they get its grants and go into
+    dbt's cache); `existing`: those found in the database, dropped by a full refresh. -#}
 {% macro _relations(target_relation, temp_names) %}
   {%- set n = auto_cdc._names() -%}
   {%- set log = auto_cdc._side_relation(target_relation, n.log_suffix) -%}
@@ -31,9 +33,11 @@
   {%- for name in temp_names -%}
     {%- do temp.update({name: auto_cdc._temp_relation(target_relation, n[name ~ '_suffix'])}) -%}
   {%- endfor -%}
-  {{ return({'log': log, 'runs': runs, 'changes': changes, 'existing_changes': load_cached_relation(changes),
-             'existing_log': load_cached_relation(log),
-             'existing_runs': load_cached_relation(runs), 'temp': temp}) }}
+  {%- set existing = [] -%}
+  {%- for relation in [log, runs, changes] -%}{%- do existing.append(load_cached_relation(relation)) -%}{%- endfor -%}
+  {{ return({'log': log, 'runs': runs, 'changes': changes, 'temp': temp,
+             'existing_log': existing[0], 'existing_runs': existing[1], 'existing': existing,
+             'bookkeeping': [log, runs] + ([changes] if config.get('change_data_feed', false) else [])}) }}
 {% endmacro %}
 
 
@@ -87,7 +91,7 @@ drop table if exists {{ relation }}
 {#- DuckDB: DESCRIBE gives the full type (decimal precision, STRUCT fields). -#}
 {% macro duckdb__column_types(sql) %}
   {%- set types = {} -%}
-  {%- for row in run_query('describe ' ~ sql).rows -%}
+  {%- for row in auto_cdc._query('describe ' ~ sql).rows -%}
     {%- do types.update({row[0]: row[1]}) -%}
   {%- endfor -%}
   {{ return(types) }}
@@ -169,8 +173,8 @@ select * from {{ args.desired }} where 1 = 0
 
 {#- Postgres: the apply joins the log and the target on the key (and the log on the sequence). -#}
 {% macro postgres__create_key_indexes(args) %}
-  {% do run_query('create index on ' ~ args.log ~ ' (' ~ auto_cdc._cols(args.cfg.key_columns + args.cfg.seq_columns) ~ ')') %}
-  {% do run_query('create index on ' ~ args.target ~ ' (' ~ auto_cdc._cols(args.cfg.key_columns) ~ ')') %}
+  {% do auto_cdc._run_sql('create index on ' ~ args.log ~ ' (' ~ auto_cdc._cols(args.cfg.key_columns + args.cfg.seq_columns) ~ ')') %}
+  {% do auto_cdc._run_sql('create index on ' ~ args.target ~ ' (' ~ auto_cdc._cols(args.cfg.key_columns) ~ ')') %}
 {% endmacro %}
 
 
@@ -241,13 +245,13 @@ select
     {%- set changes = adapter.get_relation(args.changes.database, args.changes.schema, args.changes.identifier) if args.get('changes') else none -%}
     {%- for c in args.add_columns -%}
       {%- for rel in [args.target, args.log] + ([changes] if changes is not none else []) -%}
-        {% do run_query('alter table ' ~ rel ~ ' add column ' ~ auto_cdc._q(c) ~ ' ' ~ types[c]) %}
+        {% do auto_cdc._run_sql('alter table ' ~ rel ~ ' add column ' ~ auto_cdc._q(c) ~ ' ' ~ types[c]) %}
       {%- endfor -%}
     {%- endfor -%}
   {%- endif -%}
   {%- for c in args.drop_columns -%}
     {%- for rel in [args.target, args.log] -%}
-      {% do run_query('alter table ' ~ rel ~ ' drop column ' ~ auto_cdc._q(c)) %}
+      {% do auto_cdc._run_sql('alter table ' ~ rel ~ ' drop column ' ~ auto_cdc._q(c)) %}
     {%- endfor -%}
   {%- endfor -%}
 {% endmacro %}

@@ -85,15 +85,7 @@ def test_e1_scd1_with_truncate():
 
 
 def test_e1_scd2():
-    assert apply(E1, users_config(2)) == users_history(
-        (123, "Isabel", "Monterrey", 1, 5),
-        (123, "Isabel", "Chihuahua", 5, 6),
-        (124, "Raul", "Oaxaca", 1, None),
-        (125, "Mercedes", "Tijuana", 2, 5),
-        (125, "Mercedes", "Mexicali", 5, 6),
-        (125, "Mercedes", "Guadalajara", 6, None),
-        (126, "Lily", "Cancun", 2, None),
-    )
+    assert apply(E1, users_config(2)) == users_history(*fx.E1_SCD2)
 
 
 def test_e1_scd2_track_history_except_city():
