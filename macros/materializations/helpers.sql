@@ -221,6 +221,15 @@ select
   {%- for c in cfg.output if auto_cdc._resolve_column(c, existing) is none -%}{%- do added.append(c) -%}{%- endfor -%}
   {%- set removed = [] -%}
   {%- for c in existing if auto_cdc._resolve_column(c, cfg.output) is none -%}{%- do removed.append(c) -%}{%- endfor -%}
+  {#- SPEC R1/R7: events are ordered by their sequence across runs, so its type may not change between runs -#}
+  {%- set seq_cols = auto_cdc._cols(cfg.seq_columns) -%}
+  {%- set before = auto_cdc._column_types('select ' ~ seq_cols ~ ' from ' ~ args.log) -%}
+  {%- set now = auto_cdc._column_types('select ' ~ seq_cols ~ ' from ' ~ (args.get('snapshot') or args.batch)) -%}
+  {%- for c in cfg.seq_columns if c in before and c in now and (before[c] | lower) != (now[c] | lower) -%}
+    {%- do exceptions.raise_compiler_error("auto_cdc model '" ~ model.name ~ "': the sequence column '" ~ c ~ "' changed type from "
+          ~ before[c] ~ " to " ~ now[c] ~ " since the last run; events of both types cannot be ordered together "
+          ~ "(cast it back to " ~ before[c] ~ ", or run with --full-refresh)") -%}
+  {%- endfor -%}
   {%- set mode = cfg.on_schema_change -%}
   {%- if mode == 'fail' and (added or removed) -%}
     {%- do exceptions.raise_compiler_error("auto_cdc model '" ~ model.name ~ "': the source's columns changed and on_schema_change is 'fail' (new: "

@@ -145,3 +145,15 @@ def test_run_killed_mid_apply_leaves_everything_as_it_was(project):
     project.run()
     assert target_rows(project, "t", ["id", "a", "__START_AT", "__END_AT"]) == [
         (1, "a", 1, 2), (1, "a2", 2, None), (2, "b", 1, 3), (3, "c", 1, None)]
+
+
+def test_a_sequence_type_that_changes_between_runs_is_a_clear_error(project):
+    project.table("feed", FEED, [(1, 1, "U", "a", 1)])
+    project.feed_model("t", "feed", **BASE)
+    project.run()
+    before = target_rows(project, "t", ["id", "a"])
+    project.table("feed", [("id", "integer"), ("seq", "varchar"), ("op", "varchar"), ("a", "varchar"),
+                           ("loaded", "integer")], [(1, "10", "U", "b", 2)])
+    result = project.run(check=False)
+    assert not result.ok and "the sequence column 'seq' changed type from" in result.output, result.output[-2000:]
+    assert target_rows(project, "t", ["id", "a"]) == before

@@ -144,3 +144,13 @@ def snapshot_cases(draw, index):
 @given(batch=st.tuples(*[snapshot_cases(i) for i in range(8)]))
 def test_random_snapshot_series_equal_the_reference_model(project, batch):
     check_batch(project, batch)
+
+
+def test_a_snapshot_version_type_that_changes_between_runs_is_a_clear_error(project):
+    project.table("snap", SNAP, [(1, "a", 1)])
+    project.feed_model("t", "snap", **CFG)
+    project.run()
+    project.table("snap", [("userId", "integer"), ("city", "varchar"), ("version", "varchar")], [(1, "b", "2")])
+    result = project.run(check=False)
+    assert not result.ok and "changed type from" in result.output, result.output[-2000:]
+    assert project.rows("t") == [{"userId": 1, "city": "a"}]
