@@ -33,12 +33,3 @@ NAMES = {
 
 RESERVED_COLUMNS = (NAMES["start_at"], NAMES["end_at"], NAMES["system_start_at"], NAMES["system_end_at"])
 
-
-def log_table(target: str) -> str:
-    """The event log beside a target (short target names; long ones are hashed, see names.sql)."""
-    return target + NAMES["log_suffix"]
-
-
-def runs_table(target: str) -> str:
-    """The run log beside a target."""
-    return target + NAMES["runs_suffix"]

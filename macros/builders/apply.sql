@@ -44,13 +44,13 @@
   {#- metrics (README "Metrics") and the change feed -#}
   {%- set pk = auto_cdc._change_key(args) -%}
   {%- set counts = auto_cdc._query('select (select count(*) from ' ~ args.batch ~ '), (select count(*) from ' ~ args.new ~ '), '
-        ~ '(select count(*) from ' ~ args.missing ~ '), '
+        ~ '(select count(*) from ' ~ args.missing ~ '), (select count(*) from ' ~ args.stale ~ '), '
         ~ '(select count(*) from ' ~ args.stale ~ ' s where not exists (select 1 from ' ~ args.missing ~ ' m where '
         ~ auto_cdc._eq(pk, 's', 'm') ~ '))').rows[0] -%}
   {%- set metrics = {'events_read': counts[0] | int, 'events_applied': counts[1] | int, 'late_events': late_events,
-                     'num_upserted_rows': counts[2] | int, 'num_deleted_rows': counts[3] | int} -%}
+                     'num_upserted_rows': counts[2] | int, 'num_deleted_rows': counts[4] | int} -%}
   {%- set commit_version = none -%}
-  {%- if config.get('change_data_feed', false) -%}
+  {%- if config.get('change_data_feed', false) and (counts[2] | int) + (counts[3] | int) > 0 -%}
     {%- set commit_version = auto_cdc._record_changes(args) -%}
   {%- endif -%}
   {% do auto_cdc._run_sql(auto_cdc.record_run_sql(args, run_id, metrics, commit_version)) %}

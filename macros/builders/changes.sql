@@ -16,7 +16,7 @@
 {% endmacro %}
 
 
-{#- Record this run's changes; returns the commit version, or none when the run changed nothing. -#}
+{#- Record the changes of a run that changed the target (the caller checks); returns the commit version. -#}
 {% macro _record_changes(args) %}
   {%- set pk = auto_cdc._change_key(args) -%}
   {%- set ts = "cast('" ~ run_started_at.strftime("%Y-%m-%d %H:%M:%S.%f") ~ "' as " ~ dbt.type_timestamp() ~ ")" -%}
@@ -25,8 +25,6 @@
           ~ ', cast(null as ' ~ dbt.type_string() ~ ') as _change_type, cast(0 as ' ~ dbt.type_bigint()
           ~ ') as _commit_version, ' ~ ts ~ ' as _commit_timestamp from ' ~ args.missing ~ ' where 1 = 0') %}
   {%- endif -%}
-  {%- set changed = auto_cdc._scalar('select count(*) from (select 1 as x from ' ~ args.stale ~ ' union all select 1 from ' ~ args.missing ~ ') c') | int -%}
-  {%- if changed == 0 -%}{{ return(none) }}{%- endif -%}
   {%- set version = auto_cdc._scalar('select coalesce(max(_commit_version), 0) + 1 from ' ~ args.changes) | int -%}
   {%- set sql -%}
 insert into {{ args.changes }} ({{ auto_cdc._cols(args.target_columns) }}, _change_type, _commit_version, _commit_timestamp)

@@ -4,7 +4,15 @@
   or values) are looked for inside the batch and against the events already applied, so splitting
   a feed across runs never turns an error into a silent choice.
 -#}
-{% macro _check_feed(cfg, stored, log_columns, batch, log) %}
+{% macro _check_feed(args, log) %}
+  {%- set cfg = args.cfg -%}
+  {%- set batch = args.batch -%}
+  {#- the columns two events must agree on (cfg.compared) that this run stores; against the log, not
+      a column added by this run, which events applied before it existed never had -#}
+  {%- set stored = [] -%}
+  {%- for c in cfg.compared if c in args.stored -%}{%- do stored.append(c) -%}{%- endfor -%}
+  {%- set log_columns = [] -%}
+  {%- for c in stored if c not in args.add_columns -%}{%- do log_columns.append(c) -%}{%- endfor -%}
   {%- set n = auto_cdc._names() -%}
   {%- set op = auto_cdc._q(n.op) -%}
   {%- set problems = [] -%}

@@ -46,12 +46,7 @@
   {%- do args.update({'target_columns': auto_cdc._target_columns(cfg, args.output)}) -%}
 
   -- check it (R7) before anything is written
-  {#- a column added by this run is not compared with the events applied before it existed -#}
-  {%- set compared = [] -%}
-  {%- for c in cfg.compared if c in args.stored and c not in args.add_columns -%}{%- do compared.append(c) -%}{%- endfor -%}
-  {%- set in_batch = [] -%}
-  {%- for c in cfg.compared if c in args.stored -%}{%- do in_batch.append(c) -%}{%- endfor -%}
-  {% do auto_cdc._check_feed(cfg, in_batch, compared, temp.batch, rel.log if incremental else none) %}
+  {% do auto_cdc._check_feed(args, rel.log if incremental else none) %}
 
   -- the event log and the run log, then the apply (macros/builders/apply.sql)
   {% do auto_cdc._apply_batch(args, incremental, [existing_relation] + rel.existing) %}
