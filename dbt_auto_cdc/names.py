@@ -12,6 +12,7 @@ NAMES = {
     "run": "__auto_cdc_run",
     "cursor": "__auto_cdc_cursor",
     "columns": "__auto_cdc_columns",
+    "edit": "__auto_cdc_edit",
     "rank": "__auto_cdc_rank",
     "log_suffix": "__auto_cdc_log",
     "runs_suffix": "__auto_cdc_runs",
@@ -22,6 +23,8 @@ NAMES = {
     "desired_suffix": "__auto_cdc_desired",
     "stale_suffix": "__auto_cdc_stale",
     "missing_suffix": "__auto_cdc_missing",
+    "recorded_suffix": "__auto_cdc_recorded",
+    "edited_suffix": "__auto_cdc_edited",
     "changes_suffix": "__auto_cdc_changes",
     "snapshot_suffix": "__auto_cdc_snapshot",
     "version": "__auto_cdc_version",
@@ -29,6 +32,7 @@ NAMES = {
     "upsert": "upsert",
     "delete": "delete",
     "truncate": "truncate",
+    "mask": "mask",
 }
 
 RESERVED_COLUMNS = (NAMES["start_at"], NAMES["end_at"], NAMES["system_start_at"], NAMES["system_end_at"])

@@ -14,6 +14,7 @@
     'run': '__auto_cdc_run',
     'cursor': '__auto_cdc_cursor',
     'columns': '__auto_cdc_columns',
+    'edit': '__auto_cdc_edit',
     'rank': '__auto_cdc_rank',
     'log_suffix': '__auto_cdc_log',
     'runs_suffix': '__auto_cdc_runs',
@@ -24,13 +25,16 @@
     'desired_suffix': '__auto_cdc_desired',
     'stale_suffix': '__auto_cdc_stale',
     'missing_suffix': '__auto_cdc_missing',
+    'recorded_suffix': '__auto_cdc_recorded',
+    'edited_suffix': '__auto_cdc_edited',
     'changes_suffix': '__auto_cdc_changes',
     'snapshot_suffix': '__auto_cdc_snapshot',
     'version': '__auto_cdc_version',
     'current': '__auto_cdc_current',
     'upsert': 'upsert',
     'delete': 'delete',
-    'truncate': 'truncate'
+    'truncate': 'truncate',
+    'mask': 'mask'
   }) %}
 {% endmacro %}
 

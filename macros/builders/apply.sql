@@ -2,8 +2,8 @@
   The apply step, shared by every target shape. The event log beside the target holds every event
   ever applied; a run
     1. keeps the batch's events the log does not hold yet (re-read events are duplicates: R2),
-    2. appends them to the log,
-    3. collects the keys they touch (a truncate touches every key),
+    2. collects the keys they touch (a truncate touches every key),
+    3. folds hand edits of those keys' target rows into the log (edits.sql) and appends the events,
     4. recomputes those keys' rows from their whole history in the log (the shape's builder), and
     5. writes only the difference into the target: rows that are no longer right are deleted,
        rows that are missing are inserted; untouched keys and unchanged rows are never rewritten.
@@ -23,14 +23,21 @@
     {% do auto_cdc._create_bookkeeping(args, existing) %}
   {% endif %}
   {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.new, auto_cdc.new_events_sql(args))) %}
-  {%- set run_id = auto_cdc._scalar('select coalesce(max(run_id), 0) + 1 from ' ~ args.runs) | int -%}
+  {%- set run = auto_cdc._query('select coalesce(max(run_id), 0) + 1, coalesce(sum(edited_keys), 0) from ' ~ args.runs).rows[0] -%}
+  {%- set run_id = run[0] | int -%}
+  {%- do args.update({'incremental': incremental, 'has_edits': (run[1] | int) > 0}) -%}
   {%- set late_events = auto_cdc._scalar(auto_cdc.late_events_sql(args)) | int -%}
+  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.affected, auto_cdc.affected_keys_sql(args))) %}
+  {#- hand edits of the affected keys become events first (macros/builders/edits.sql) -#}
+  {%- set edited_keys = auto_cdc._fold_target_edits(args, run_id) if incremental else 0 -%}
+  {%- do args.update({'has_edits': args.has_edits or edited_keys > 0}) -%}
   {%- if args.cfg.scd == 'bitemporal' -%}
     {% do auto_cdc._run_sql('delete from ' ~ args.log ~ ' as l using ' ~ args.new ~ ' as b where '
           ~ auto_cdc._eq(args.cfg.key_columns + args.cfg.seq_columns, 'l', 'b')) %}
+  {%- elif args.has_edits -%}
+    {% do auto_cdc._run_sql(auto_cdc.drop_replaced_edits_sql(args)) %}
   {%- endif -%}
   {% do auto_cdc._run_sql(auto_cdc.append_to_log_sql(args, run_id)) %}
-  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.affected, auto_cdc.affected_keys_sql(args))) %}
   {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.desired, auto_cdc.desired_rows_sql(args))) %}
   {% if not incremental %}
     {% do auto_cdc._run_sql(auto_cdc.create_target_sql(args)) %}
@@ -48,7 +55,7 @@
         ~ '(select count(*) from ' ~ args.stale ~ ' s where not exists (select 1 from ' ~ args.missing ~ ' m where '
         ~ auto_cdc._eq(pk, 's', 'm') ~ '))').rows[0] -%}
   {%- set metrics = {'events_read': counts[0] | int, 'events_applied': counts[1] | int, 'late_events': late_events,
-                     'num_upserted_rows': counts[2] | int, 'num_deleted_rows': counts[4] | int} -%}
+                     'num_upserted_rows': counts[2] | int, 'num_deleted_rows': counts[4] | int, 'edited_keys': edited_keys} -%}
   {%- set commit_version = none -%}
   {%- if config.get('change_data_feed', false) and (counts[2] | int) + (counts[3] | int) > 0 -%}
     {%- set commit_version = auto_cdc._record_changes(args) -%}
@@ -66,9 +73,10 @@
   {%- set cfg = args.cfg -%}
   {%- set op = auto_cdc._q(auto_cdc._names().op) -%}
 select count(*) from {{ args.new }} b
-where b.{{ op }} <> 'truncate' and exists (
+where b.{{ op }} <> '{{ auto_cdc._names().truncate }}' and exists (
   select 1 from {{ args.log }} l
-  where {{ auto_cdc._eq(cfg.key_columns, 'l', 'b') }} and {{ auto_cdc._seq_lt(cfg.seq_columns, 'b', 'l') }}
+  where l.{{ op }} in ('{{ auto_cdc._names().upsert }}', '{{ auto_cdc._names().delete }}')
+    and {{ auto_cdc._eq(cfg.key_columns, 'l', 'b') }} and {{ auto_cdc._seq_lt(cfg.seq_columns, 'b', 'l') }}
 )
 {%- endmacro %}
 
@@ -88,7 +96,7 @@ select distinct {{ auto_cdc._cols(args.stored, 'b') }}, b.{{ op }}
 from {{ args.batch }} b
 where not exists (
     select 1 from {{ args.log }} l
-    where l.{{ op }} <> '{{ n.truncate }}'
+    where l.{{ op }} in ('{{ n.upsert }}', '{{ n.delete }}') and l.{{ auto_cdc._q(n.edit) }} is not true
       and {{ auto_cdc._eq(cfg.key_columns + cfg.seq_columns, 'l', 'b') }}
   )
   and not exists (
@@ -135,8 +143,15 @@ where {{ op }} <> '{{ n.truncate }}'
 union
 select distinct {{ auto_cdc._cols(cfg.key_columns) }}
 from {{ args.log }}
-where {{ op }} <> '{{ n.truncate }}'
+where {{ op }} in ('{{ n.upsert }}', '{{ n.delete }}')
   and exists (select 1 from {{ args.new }} where {{ op }} = '{{ n.truncate }}')
+{%- if args.incremental %}
+{#- with the keys only the target has (inserted by hand) -#}
+union
+select distinct {{ auto_cdc._cols(cfg.key_columns) }}
+from {{ args.target }}
+where exists (select 1 from {{ args.new }} where {{ op }} = '{{ n.truncate }}')
+{%- endif %}
 {% endmacro %}
 
 

@@ -77,7 +77,7 @@
       from (select distinct {{ auto_cdc._cols(log_columns) }}, {{ op }} from {{ batch }} where {{ op }} <> '{{ n.truncate }}') b
       join {{ log }} l
         on {{ auto_cdc._eq(identity, 'l', 'b') }}
-      where l.{{ op }} <> '{{ n.truncate }}'
+      where l.{{ op }} in ('{{ n.upsert }}', '{{ n.delete }}') and l.{{ auto_cdc._q(n.edit) }} is not true
         and not (l.{{ op }} = b.{{ op }} and {{ auto_cdc._same(log_columns, 'l', 'b') }})
       {%- endif %}
     {%- endset -%}

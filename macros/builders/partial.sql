@@ -65,7 +65,7 @@ merged as (
 {% endmacro %}
 
 
-{#- Does this event write column c? (the event is an upsert) -#}
+{#- Does this event write column c? (the event is an upsert; an edit event writes every column) -#}
 {% macro _writes_sql(args, c) -%}
   {%- set n = auto_cdc._names() -%}
   {%- set upsert = auto_cdc._q(n.op) ~ " = '" ~ n.upsert ~ "'" -%}
@@ -73,6 +73,6 @@ merged as (
     {%- set listed = "'," ~ (c | lower | replace("'", "''")) ~ ",'" -%}
 {{ upsert }} and ({{ auto_cdc._q(n.columns) }} is null or position({{ listed }} in {{ auto_cdc._q(n.columns) }}) > 0)
   {%- else -%}
-{{ upsert }} and {{ auto_cdc._q(c) }} is not null
+{{ upsert }} and ({{ auto_cdc._q(c) }} is not null or {{ auto_cdc._q(n.edit) }})
   {%- endif -%}
 {%- endmacro %}

@@ -21,11 +21,9 @@ with last_truncate as (
 ),
 events as (
   select l.*
-  from {{ args.log }} l
-  join {{ args.affected }} a on {{ auto_cdc._eq(cfg.key_columns, 'l', 'a') }}
+  from ({{ auto_cdc._affected_events_sql(args) }}) l
   left join last_truncate t on 1 = 1
-  where l.{{ op }} <> '{{ n.truncate }}'
-    and (t.{{ auto_cdc._q(cfg.seq_columns[0]) }} is null or not {{ auto_cdc._seq_lt(cfg.seq_columns, 'l', 't') }})
+  where (t.{{ auto_cdc._q(cfg.seq_columns[0]) }} is null or not {{ auto_cdc._seq_lt(cfg.seq_columns, 'l', 't') }})
 ),
 {{ auto_cdc.merged_events_ctes(args) }}
 ranked as (

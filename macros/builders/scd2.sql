@@ -8,11 +8,23 @@
   Because the whole history of a touched key is replayed from the log, a late event lands in its
   place and splits the version it falls into, absorbed runs included.
 -#}
-{#- Every logged event of the affected keys. -#}
-{% macro _affected_events_sql(args) -%}
+{#- The events of the affected keys (or of the keys in keys_relation) that count: every logged
+    event but truncates, except those a later run masked when it folded hand edits of the key into
+    the log (macros/builders/edits.sql). -#}
+{% macro _affected_events_sql(args, keys_relation=none) -%}
+  {%- set n = auto_cdc._names() -%}
+  {%- set op = auto_cdc._q(n.op) -%}
   select l.*
   from {{ args.log }} l
-  join {{ args.affected }} a on {{ auto_cdc._eq(args.cfg.key_columns, 'l', 'a') }}
+  join {{ keys_relation or args.affected }} a on {{ auto_cdc._eq(args.cfg.key_columns, 'l', 'a') }}
+  where l.{{ op }} in ('{{ n.upsert }}', '{{ n.delete }}')
+  {%- if args.get('has_edits') %}
+    and not exists (
+      select 1 from {{ args.log }} m
+      where m.{{ op }} = '{{ n.mask }}' and {{ auto_cdc._eq(args.cfg.key_columns, 'm', 'l') }}
+        and m.{{ auto_cdc._q(n.run) }} > l.{{ auto_cdc._q(n.run) }}
+    )
+  {%- endif %}
 {%- endmacro %}
 
 

@@ -11,7 +11,7 @@
   -- relations: the target, its event log and run log, this run's temp tables
   {%- set existing_relation = load_cached_relation(this) -%}
   {%- set target_relation = this.incorporate(type='table') -%}
-  {%- set rel = auto_cdc._relations(target_relation, ['batch', 'new', 'affected', 'desired', 'stale', 'missing']) -%}
+  {%- set rel = auto_cdc._relations(target_relation, ['batch', 'new', 'affected', 'recorded', 'edited', 'desired', 'stale', 'missing']) -%}
   {%- set temp = rel.temp -%}
 
   -- configs
@@ -34,7 +34,7 @@
         'columns_to_update_is_list': ctu_is_list})))
   %}
   {%- set args = {
-        'cfg': cfg, 'batch': temp.batch, 'new': temp.new, 'affected': temp.affected, 'desired': temp.desired,
+        'cfg': cfg, 'batch': temp.batch, 'new': temp.new, 'affected': temp.affected, 'recorded': temp.recorded, 'edited': temp.edited, 'desired': temp.desired,
         'stale': temp.stale, 'missing': temp.missing, 'changes': rel.changes,
         'log': rel.log, 'runs': rel.runs, 'target': target_relation,
         'seq_type': auto_cdc._side_relation(target_relation, n.seq_type_suffix).include(database=false),

@@ -130,7 +130,8 @@ drop table if exists {{ relation }}
 {% macro create_log_sql(args) %}
   {%- set n = auto_cdc._names() -%}
 create table {{ args.log }} as
-select {{ auto_cdc._cols(args.cfg.stored) }}, {{ auto_cdc._q(n.op) }}, cast(0 as {{ dbt.type_bigint() }}) as {{ auto_cdc._q(n.run) }}
+select {{ auto_cdc._cols(args.cfg.stored) }}, {{ auto_cdc._q(n.op) }}, cast(0 as {{ dbt.type_bigint() }}) as {{ auto_cdc._q(n.run) }},
+  cast(null as {{ dbt.type_boolean() }}) as {{ auto_cdc._q(n.edit) }}
 from {{ args.batch }}
 where 1 = 0
 {% endmacro %}
@@ -150,7 +151,8 @@ select
   cast(0 as {{ dbt.type_bigint() }}) as late_events,
   cast(0 as {{ dbt.type_bigint() }}) as num_upserted_rows,
   cast(0 as {{ dbt.type_bigint() }}) as num_deleted_rows,
-  cast(null as {{ dbt.type_bigint() }}) as commit_version
+  cast(null as {{ dbt.type_bigint() }}) as commit_version,
+  cast(0 as {{ dbt.type_bigint() }}) as edited_keys
 from {{ args.batch }}
 where 1 = 0
 {% endmacro %}
@@ -190,7 +192,7 @@ from {{ args.new }}
 {% macro record_run_sql(args, run_id, metrics, commit_version) %}
   {%- set n = auto_cdc._names() -%}
 insert into {{ args.runs }} (run_id, run_started_at, invocation_id, cursor_value, events_read, events_applied,
-                             late_events, num_upserted_rows, num_deleted_rows, commit_version)
+                             late_events, num_upserted_rows, num_deleted_rows, commit_version, edited_keys)
 select
   {{ run_id }},
   cast('{{ run_started_at.strftime("%Y-%m-%d %H:%M:%S.%f") }}' as {{ dbt.type_timestamp() }}),
@@ -198,7 +200,8 @@ select
   coalesce({{ args.get('cursor_sql') or '(select max(' ~ auto_cdc._q(n.cursor) ~ ') from ' ~ args.batch ~ ')' }}, (select max(cursor_value) from {{ args.runs }})),
   {{ metrics.events_read }}, {{ metrics.events_applied }}, {{ metrics.late_events }},
   {{ metrics.num_upserted_rows }}, {{ metrics.num_deleted_rows }},
-  {{ commit_version if commit_version is not none else 'null' }}
+  {{ commit_version if commit_version is not none else 'null' }},
+  {{ metrics.edited_keys }}
 {% endmacro %}
 
 

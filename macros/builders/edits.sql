@@ -1,0 +1,231 @@
+{#-
+  DML on targets (SPEC section 4). The target is an ordinary table: users may insert, update or
+  delete its rows by hand. A run recomputes the keys its new events touch from the event log, so
+  before it does, it folds the hand edits of those keys into the log:
+    1. `recorded`: the affected keys' rows as the log alone yields them (before this run's events);
+    2. `edited`: the affected keys whose rows in the target differ from those;
+    3. for each edited key, a mask row (op 'mask', this run's id) hides every event logged before
+       this run, and edit events (flagged __auto_cdc_edit) that reproduce the target's rows of the
+       key are logged in their place:
+       - SCD1: an upsert of the row at its sequence (the row's own when the sequence is an output
+         column, else the key's last applied one); a key deleted by hand gets a delete at its last
+         applied sequence, a tombstone like any delete (R3);
+       - SCD2: an upsert at each row's __START_AT (and at its sequence value when that is an output
+         column inside the version), a delete at each __END_AT that no other row starts at, and for
+         a key whose rows were all deleted a delete at its last applied sequence.
+  Replayed with the run's new events, edited keys then keep their hand rows, and later events split
+  them by sequence like any other version (seed 003: the row (123, 'John Doe', 5, NULL)).
+  Masked events stay in the log: re-read, they are still recognised as duplicates. A source event
+  at the same key and sequence as an edit event replaces it (the feed wins over the placeholder).
+  Keys no run touches keep their hand rows untouched. Bitemporal targets are a record of what was
+  known when; they take no hand edits (README).
+-#}
+{% macro _fold_target_edits(args, run_id) %}
+  {%- if args.cfg.scd == 'bitemporal' -%}{{ return(0) }}{%- endif -%}
+  {%- set cfg = args.cfg -%}
+  {%- set n = auto_cdc._names() -%}
+  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.recorded, auto_cdc.desired_rows_sql(args))) %}
+  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.edited, auto_cdc.edited_keys_sql(args))) %}
+  {%- set edited = auto_cdc._scalar('select count(*) from ' ~ args.edited) | int -%}
+  {%- if edited > 0 -%}
+    {% do auto_cdc._check_edited_rows(args) %}
+    {% do auto_cdc._run_sql(auto_cdc.insert_edit_events_sql(args, run_id)) %}
+    {% do auto_cdc._run_sql('insert into ' ~ args.log ~ ' (' ~ auto_cdc._cols(cfg.key_columns) ~ ', ' ~ auto_cdc._q(n.op) ~ ', '
+          ~ auto_cdc._q(n.run) ~ ') select ' ~ auto_cdc._cols(cfg.key_columns) ~ ", '" ~ n.mask ~ "', " ~ run_id ~ ' from ' ~ args.edited) %}
+  {%- endif -%}
+  {{ return(edited) }}
+{% endmacro %}
+
+
+{#- A source event replaces an edit event at the same key and sequence (only logs that hold edits). -#}
+{% macro drop_replaced_edits_sql(args) %}
+  {%- set n = auto_cdc._names() -%}
+delete from {{ args.log }} as l
+using {{ args.new }} b
+where l.{{ auto_cdc._q(n.edit) }}
+  and {{ auto_cdc._eq(args.cfg.key_columns + args.cfg.seq_columns, 'l', 'b') }}
+{% endmacro %}
+
+
+{#- Affected keys whose target rows are not the rows the log yields. -#}
+{% macro edited_keys_sql(args) %}
+  {%- set cfg = args.cfg -%}
+  {%- set cols = args.target_columns -%}
+select distinct {{ auto_cdc._cols(cfg.key_columns) }} from (
+  select {{ auto_cdc._cols(cfg.key_columns, 't') }}
+  from {{ args.target }} t
+  join {{ args.affected }} a on {{ auto_cdc._eq(cfg.key_columns, 't', 'a') }}
+  where not exists (
+    select 1 from {{ args.recorded }} r
+    where {{ auto_cdc._eq(cfg.key_columns, 'r', 't') }} and {{ auto_cdc._same(cols, 'r', 't') }}
+  )
+  union all
+  select {{ auto_cdc._cols(cfg.key_columns, 'r') }}
+  from {{ args.recorded }} r
+  where not exists (
+    select 1 from {{ args.target }} t
+    where {{ auto_cdc._eq(cfg.key_columns, 't', 'r') }} and {{ auto_cdc._same(cols, 't', 'r') }}
+  )
+) d
+{% endmacro %}
+
+
+{#- Hand rows that cannot be history: two rows of an SCD1 key, two SCD2 versions of a key that start
+    at the same sequence, or a version that ends where it starts or before. -#}
+{% macro _check_edited_rows(args) %}
+  {%- set cfg = args.cfg -%}
+  {%- set n = auto_cdc._names() -%}
+  {%- set start = 't.' ~ auto_cdc._q(n.start_at) -%}
+  {%- set end = 't.' ~ auto_cdc._q(n.end_at) -%}
+  {%- set sql -%}
+    select {{ auto_cdc._cols(cfg.key_columns, 't') }}
+    from {{ args.target }} t
+    join {{ args.edited }} e on {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }}
+    {%- if cfg.scd == 1 %}
+    group by {{ auto_cdc._cols(cfg.key_columns, 't') }}
+    having count(*) > 1
+    {%- else %}
+    where {{ start }} is null or ({{ end }} is not null and {{ end }} <= {{ start }})
+       or exists (
+         select 1 from {{ args.target }} o
+         where {{ auto_cdc._eq(cfg.key_columns, 'o', 't') }}
+           and o.{{ auto_cdc._q(n.start_at) }} = {{ start }}
+           and not ({{ auto_cdc._same(args.target_columns, 'o', 't') }})
+       )
+    {%- endif %}
+  {%- endset -%}
+  {%- set bad = auto_cdc._query(sql) -%}
+  {%- if bad.rows | length > 0 -%}
+    {%- set shown = [] -%}
+    {%- for row in bad.rows[:5] -%}
+      {%- set parts = [] -%}
+      {%- for c in cfg.key_columns -%}{%- do parts.append(c ~ '=' ~ row[loop.index0]) -%}{%- endfor -%}
+      {%- do shown.append('(' ~ (parts | join(', ')) ~ ')') -%}
+    {%- endfor -%}
+    {%- do exceptions.raise_compiler_error("auto_cdc model '" ~ model.name ~ "': rows edited by hand in " ~ args.target
+          ~ (" hold two rows for one key" if cfg.scd == 1 else " are not a valid history (a version without __START_AT, ending where it starts or before, or two versions starting at the same sequence)")
+          ~ ", for " ~ (bad.rows | length) ~ " key(s): " ~ (shown | join(', ')) ~ "; fix them, then run again") -%}
+  {%- endif -%}
+{% endmacro %}
+
+
+{#- The edit events of the edited keys (see the top of this file). -#}
+{% macro insert_edit_events_sql(args, run_id) %}
+  {%- set cfg = args.cfg -%}
+  {%- set n = auto_cdc._names() -%}
+  {%- set op = auto_cdc._q(n.op) -%}
+  {%- set rank = auto_cdc._q(n.rank) -%}
+  {%- set start = 't.' ~ auto_cdc._q(n.start_at) -%}
+  {%- set end = 't.' ~ auto_cdc._q(n.end_at) -%}
+  {%- set seq_in_output = [] -%}
+  {%- for c in cfg.seq_columns if c in args.output -%}{%- do seq_in_output.append(c) -%}{%- endfor -%}
+  {%- set seq_in_output = (seq_in_output | length) == (cfg.seq_columns | length) -%}
+  {%- set last_seq = [] -%}
+  {%- for c in cfg.seq_columns -%}{%- do last_seq.append('lt.' ~ auto_cdc._q(c)) -%}{%- endfor -%}
+  {%- set visible_sql -%}
+    select {{ auto_cdc._cols(cfg.key_columns + cfg.seq_columns) }},
+      row_number() over (partition by {{ auto_cdc._cols(cfg.key_columns) }} order by {{ auto_cdc._seq_order(cfg.seq_columns, desc=true) }}) as {{ rank }}
+    from ({{ auto_cdc._affected_events_sql(args, args.edited) }}) v
+  {%- endset -%}
+insert into {{ args.log }} ({{ auto_cdc._cols(args.stored) }}, {{ op }}, {{ auto_cdc._q(n.run) }}, {{ auto_cdc._q(n.edit) }})
+with last_applied as (
+  select * from ({{ visible_sql }}) v where {{ rank }} = 1
+),
+edit_events as (
+  {%- if cfg.scd == 1 %}
+  {# an SCD1 row: at its own sequence, else the key's last applied one; a deleted key: a tombstone there #}
+  select * from (
+    select
+    {%- for c in args.stored %}
+      {%- if c in cfg.key_columns %} e.{{ auto_cdc._q(c) }}
+      {%- elif c in cfg.seq_columns %}
+        {%- if seq_in_output %} case when t.{{ auto_cdc._q(cfg.key_columns[0]) }} is not null
+          {%- for s in cfg.seq_columns %} and t.{{ auto_cdc._q(s) }} is not null{% endfor %}
+          then t.{{ auto_cdc._q(c) }} else lt.{{ auto_cdc._q(c) }} end
+        {%- else %} lt.{{ auto_cdc._q(c) }}
+        {%- endif %}
+      {%- elif c in args.output %} t.{{ auto_cdc._q(c) }}
+      {%- else %} null
+      {%- endif %} as {{ auto_cdc._q(c) }},
+    {%- endfor %}
+      case when t.{{ auto_cdc._q(cfg.key_columns[0]) }} is null then '{{ n.delete }}' else '{{ n.upsert }}' end as {{ op }}
+    from {{ args.edited }} e
+    left join {{ args.target }} t on {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }}
+    left join last_applied lt on {{ auto_cdc._eq(cfg.key_columns, 'lt', 'e') }}
+  ) x
+  {# a hand row of a key with no history and no sequence of its own sorts before every event #}
+  where {{ auto_cdc._q(cfg.seq_columns[0]) }} is not null
+  {%- else %}
+  {%- set start_seq = [] -%}{%- set end_seq = [] -%}{%- set own_seq = [] -%}
+  {%- for c in cfg.seq_columns -%}
+    {%- do start_seq.append(auto_cdc.seq_field_sql(start, c, args)) -%}
+    {%- do end_seq.append(auto_cdc.seq_field_sql(end, c, args)) -%}
+    {%- do own_seq.append('t.' ~ auto_cdc._q(c)) -%}
+  {%- endfor -%}
+  {%- set own = auto_cdc.seq_value_sql(own_seq, args) -%}
+  {{ auto_cdc._edit_event_sql(args, start_seq, 't', n.upsert) }}
+  from {{ args.target }} t join {{ args.edited }} e on {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }}
+  {%- if seq_in_output %}
+  union all
+  {# the version's sequence column shows its last absorbed event: log that event too #}
+  {{ auto_cdc._edit_event_sql(args, own_seq, 't', n.upsert) }}
+  from {{ args.target }} t join {{ args.edited }} e on {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }}
+  where {{ own }} > {{ start }} and ({{ end }} is null or {{ own }} < {{ end }})
+  {%- endif %}
+  union all
+  {{ auto_cdc._edit_event_sql(args, end_seq, none, n.delete) }}
+  from {{ args.target }} t join {{ args.edited }} e on {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }}
+  where {{ end }} is not null
+    and not exists (
+      select 1 from {{ args.target }} o
+      where {{ auto_cdc._eq(cfg.key_columns, 'o', 't') }} and o.{{ auto_cdc._q(n.start_at) }} = {{ end }}
+    )
+  union all
+  {{ auto_cdc._edit_event_sql(args, last_seq, none, n.delete) }}
+  from {{ args.edited }} e join last_applied lt on {{ auto_cdc._eq(cfg.key_columns, 'lt', 'e') }}
+  where not exists (select 1 from {{ args.target }} t where {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }})
+  {%- endif %}
+)
+select distinct {{ auto_cdc._cols(args.stored) }}, {{ op }}, {{ run_id }}, true
+from edit_events x
+{# the run's own events win over edit events at the same key and sequence #}
+where not exists (
+  select 1 from {{ args.new }} b
+  where {{ auto_cdc._eq(cfg.key_columns + cfg.seq_columns, 'b', 'x') }}
+)
+{% endmacro %}
+
+
+{#- One edit event per target row: key columns from the edited key, the sequence from seq_exprs,
+    output columns from the relation alias values_from (none: NULL), the rest NULL. -#}
+{% macro _edit_event_sql(args, seq_exprs, values_from, kind) -%}
+  {%- set cfg = args.cfg -%}
+    select
+    {%- for c in args.stored %}
+      {%- if c in cfg.key_columns %} e.{{ auto_cdc._q(c) }}
+      {%- elif c in cfg.seq_columns %} {{ seq_exprs[cfg.seq_columns.index(c)] }}
+      {%- elif values_from and c in args.output %} {{ values_from }}.{{ auto_cdc._q(c) }}
+      {%- else %} null
+      {%- endif %} as {{ auto_cdc._q(c) }},
+    {%- endfor %}
+      '{{ kind }}' as {{ auto_cdc._q(auto_cdc._names().op) }}
+{%- endmacro %}
+
+
+{#- One field of a __START_AT / __END_AT value: the value itself for a one-column sequence. -#}
+{% macro seq_field_sql(expr, field, args) %}
+  {%- if args.cfg.seq_columns | length == 1 -%}
+    {{ return(expr) }}
+  {%- endif -%}
+  {{ return(adapter.dispatch('seq_field_sql', 'auto_cdc')(expr, field)) }}
+{% endmacro %}
+
+{#- DuckDB: STRUCT field access. -#}
+{% macro default__seq_field_sql(expr, field) %}
+  {{ return(expr ~ '.' ~ auto_cdc._q(field)) }}
+{% endmacro %}
+
+{#- Postgres: a composite value's field needs the value in parentheses. -#}
+{% macro postgres__seq_field_sql(expr, field) %}
+  {{ return('(' ~ expr ~ ').' ~ auto_cdc._q(field)) }}
+{% endmacro %}

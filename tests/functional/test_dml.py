@@ -1,0 +1,160 @@
+"""DML on targets (SPEC section 4, seed 003): rows inserted, updated or deleted by hand are respected by
+later runs, including runs whose events touch the edited keys. Every feed model here re-reads the
+whole feed each run, so re-read events must stay duplicates after edits."""
+from dbt_auto_cdc.harness import target_rows
+
+FEED = [("id", "integer"), ("seq", "integer"), ("op", "varchar"), ("name", "varchar"), ("city", "varchar")]
+COLS = ["id", "seq", "op", "name", "city"]
+BASE = dict(materialized="auto_cdc", keys=["id"], sequence_by="seq", apply_as_deletes="op = 'D'",
+            except_column_list=["op", "seq"])
+SCD2_COLS = ["id", "name", "__START_AT", "__END_AT"]
+
+
+def test_seed_hand_inserted_scd2_row_survives_and_is_split_by_later_events(project):
+    project.table("feed", FEED, [(1, 1, "U", "Ann", "x")])
+    project.feed_model("t", "feed", **BASE, stored_as_scd_type=2)
+    project.run()
+    # the seed's statement (here with the target's columns): an open version starting at 5
+    project.execute(f'insert into {project.relation("t")} (id, name, "__START_AT", "__END_AT") values (123, \'John Doe\', 5, NULL)')
+    # a run that does not touch key 123 leaves it alone
+    project.insert("feed", COLS, [(1, 2, "U", "Bob", "x")])
+    project.run()
+    assert target_rows(project, "t", SCD2_COLS) == [(1, "Ann", 1, 2), (1, "Bob", 2, None), (123, "John Doe", 5, None)]
+    # a later event closes the hand row at its sequence
+    project.insert("feed", COLS, [(123, 7, "U", "John Smith", "y")])
+    project.run()
+    assert target_rows(project, "t", SCD2_COLS)[2:] == [(123, "John Doe", 5, 7), (123, "John Smith", 7, None)]
+    # late events split it in their place: one inside it, one before it
+    project.insert("feed", COLS, [(123, 6, "U", "Johnny", "y"), (123, 3, "U", "J.", "y")])
+    project.run()
+    assert target_rows(project, "t", SCD2_COLS)[2:] == [
+        (123, "J.", 3, 5), (123, "John Doe", 5, 6), (123, "John Smith", 7, None), (123, "Johnny", 6, 7)]
+    # the edit is in the history for good: a run with nothing new changes nothing
+    before = target_rows(project, "t", SCD2_COLS + ["city"])
+    project.run()
+    assert target_rows(project, "t", SCD2_COLS + ["city"]) == before
+    runs = project.fetch(f'select run_id, edited_keys from {project.relation("t__auto_cdc_runs")} order by run_id')
+    assert [r[1] for r in runs] == [0, 0, 1, 0, 0]
+
+
+def test_scd2_hand_update_and_delete_of_versions_are_kept_by_later_runs(project):
+    project.table("feed", FEED, [(1, 1, "U", "a1", "x"), (1, 3, "U", "a3", "x"), (1, 5, "U", "a5", "x"),
+                                 (2, 1, "U", "b1", "x"), (2, 4, "U", "b4", "x")])
+    project.feed_model("t", "feed", **BASE, stored_as_scd_type=2)
+    project.run()
+    t = project.relation("t")
+    # key 1: rename the middle version; key 2: delete its closed first version (a gap before 4)
+    project.execute(f"update {t} set name = 'A3!' where id = 1 and \"__START_AT\" = 3")
+    project.execute(f'delete from {t} where id = 2 and "__START_AT" = 1')
+    project.insert("feed", COLS, [(1, 7, "U", "a7", "x"), (2, 6, "U", "b6", "x"), (1, 4, "U", "late", "x")])
+    project.run()
+    assert target_rows(project, "t", SCD2_COLS) == [
+        (1, "A3!", 3, 4), (1, "a1", 1, 3), (1, "a5", 5, 7), (1, "a7", 7, None), (1, "late", 4, 5),
+        (2, "b4", 4, 6), (2, "b6", 6, None)]
+    # deleting every version of a key leaves a tombstone at its last sequence: older events stay out
+    project.execute(f"delete from {t} where id = 2")
+    project.insert("feed", COLS, [(2, 8, "U", "b8", "x")])
+    project.run()
+    assert [r for r in target_rows(project, "t", SCD2_COLS) if r[0] == 2] == [(2, "b8", 8, None)]
+
+
+def test_scd1_hand_edits_keep_their_sequence(project):
+    project.table("feed", FEED, [(1, 5, "U", "a", "x"), (2, 5, "U", "b", "x"), (3, 5, "U", "c", "x")])
+    project.feed_model("t", "feed", **BASE)
+    project.run()
+    t = project.relation("t")
+    project.execute(f"update {t} set name = 'A!' where id = 1")
+    project.execute(f"delete from {t} where id = 2")
+    project.execute(f"insert into {t} (id, name, city) values (9, 'hand', 'z')")
+    # late events: no effect on the edited key 1, no resurrection of the deleted key 2;
+    # key 9 has no sequence of its own, so its first event replaces the hand row
+    project.insert("feed", COLS, [(1, 3, "U", "late", "x"), (2, 4, "U", "late", "x"), (9, 1, "U", "nine", "n"),
+                                  (3, 6, "U", "c6", "x")])
+    project.run()
+    assert target_rows(project, "t", ["id", "name", "city"]) == [(1, "A!", "x"), (3, "c6", "x"), (9, "nine", "n")]
+    # newer events win over the edits
+    project.insert("feed", COLS, [(1, 8, "U", "a8", "x"), (2, 8, "U", "b8", "x")])
+    project.run()
+    assert target_rows(project, "t", ["id", "name", "city"]) == [(1, "a8", "x"), (2, "b8", "x"), (3, "c6", "x"), (9, "nine", "n")]
+
+
+def test_scd1_hand_row_with_its_own_sequence_orders_by_it(project):
+    project.table("feed", FEED, [(1, 5, "U", "a", "x")])
+    project.feed_model("t", "feed", **{**BASE, "except_column_list": ["op"]})
+    project.run()
+    project.execute(f"insert into {project.relation('t')} (id, seq, name, city) values (7, 10, 'hand', 'z')")
+    project.insert("feed", COLS, [(7, 9, "U", "older", "x")])
+    project.run()
+    assert target_rows(project, "t", ["id", "seq", "name"]) == [(1, 5, "a"), (7, 10, "hand")]
+    project.insert("feed", COLS, [(7, 11, "U", "newer", "x")])
+    project.run()
+    assert target_rows(project, "t", ["id", "seq", "name"]) == [(1, 5, "a"), (7, 11, "newer")]
+
+
+def test_hand_set_null_is_kept_by_ignore_null_updates(project):
+    project.table("feed", FEED, [(1, 1, "U", "a", "x")])
+    project.feed_model("t", "feed", **BASE, ignore_null_updates=True)
+    project.feed_model("t2", "feed", **BASE, ignore_null_updates=True, stored_as_scd_type=2,
+                       track_history_column_list=["name"])
+    project.run()
+    for name in ("t", "t2"):
+        project.execute(f"update {project.relation(name)} set city = NULL where id = 1")
+    project.insert("feed", COLS, [(1, 2, "U", None, None), (1, 3, "U", "b", None)])
+    project.run()
+    assert target_rows(project, "t", ["id", "name", "city"]) == [(1, "b", None)]
+    assert target_rows(project, "t2", ["id", "name", "city", "__START_AT", "__END_AT"]) == [
+        (1, "a", None, 1, 3), (1, "b", None, 3, None)]
+
+
+def test_truncate_reaches_hand_inserted_keys(project):
+    project.table("feed", FEED, [(1, 1, "U", "a", "x")])
+    project.feed_model("t", "feed", **BASE, apply_as_truncates="op = 'T'")
+    project.run()
+    project.execute(f"insert into {project.relation('t')} (id, name, city) values (9, 'hand', 'z')")
+    project.insert("feed", COLS, [(None, 3, "T", None, None), (2, 4, "U", "b", "y")])
+    project.run()
+    assert target_rows(project, "t", ["id", "name"]) == [(2, "b")]
+
+
+def test_source_event_at_the_same_sequence_replaces_a_hand_row(project):
+    project.table("feed", FEED, [(1, 1, "U", "a", "x")])
+    project.feed_model("t", "feed", **BASE, stored_as_scd_type=2)
+    project.run()
+    project.execute(f'insert into {project.relation("t")} (id, name, city, "__START_AT", "__END_AT") values (5, \'hand\', \'z\', 5, NULL)')
+    project.insert("feed", COLS, [(5, 6, "U", "six", "y")])
+    project.run()
+    project.insert("feed", COLS, [(5, 5, "U", "source", "y")])
+    project.run()
+    assert [r for r in target_rows(project, "t", SCD2_COLS) if r[0] == 5] == [(5, "six", 6, None), (5, "source", 5, 6)]
+
+
+def test_invalid_hand_rows_fail_with_a_clear_error(project):
+    project.table("feed", FEED, [(1, 1, "U", "a", "x")])
+    project.feed_model("t", "feed", **BASE)
+    project.feed_model("t2", "feed", **BASE, stored_as_scd_type=2)
+    project.run()
+    project.execute(f"insert into {project.relation('t')} (id, name) values (1, 'twin')")
+    project.execute(f'insert into {project.relation("t2")} (id, name, "__START_AT", "__END_AT") values (1, \'bad\', 4, 2)')
+    project.insert("feed", COLS, [(1, 2, "U", "b", "x")])
+    result = project.run(check=False)
+    assert not result.ok
+    assert "auto_cdc model 't'" in result.output and "hold two rows for one key" in result.output and "id=1" in result.output
+    assert "auto_cdc model 't2'" in result.output and "not a valid history" in result.output
+
+
+def test_scd2_hand_edit_with_the_sequence_as_an_output_column(project):
+    # the version's seq column shows its last absorbed event (track_history on name only)
+    project.table("feed", FEED, [(1, 1, "U", "a", "x"), (1, 3, "U", "a", "y"), (1, 6, "U", "b", "y")])
+    project.feed_model("t", "feed", **{**BASE, "except_column_list": ["op"]}, stored_as_scd_type=2,
+                       track_history_column_list=["name"])
+    project.run()
+    cols = ["id", "seq", "name", "city", "__START_AT", "__END_AT"]
+    assert target_rows(project, "t", cols) == [(1, 3, "a", "y", 1, 6), (1, 6, "b", "y", 6, None)]
+    project.execute(f"update {project.relation('t')} set city = 'Y!' where \"__START_AT\" = 1")
+    project.insert("feed", COLS, [(1, 8, "U", "c", "z")])
+    project.run()
+    assert target_rows(project, "t", cols) == [(1, 3, "a", "Y!", 1, 6), (1, 6, "b", "y", 6, 8), (1, 8, "c", "z", 8, None)]
+    # a late event inside the edited version is absorbed after the hand row's own sequence
+    project.insert("feed", COLS, [(1, 4, "U", "a", "late")])
+    project.run()
+    assert target_rows(project, "t", cols)[0] == (1, 4, "a", "late", 1, 6)
