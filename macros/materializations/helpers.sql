@@ -88,6 +88,20 @@ drop table if exists {{ relation }}
   {{ return(types) }}
 {% endmacro %}
 
+{#- Postgres: a cursor's description has no length or precision (varchar(10) reads as varchar);
+    the catalog's format_type of a temporary view over the query has them. -#}
+{% macro postgres__column_types(sql) %}
+  {%- set view = 'pg_temp.' ~ auto_cdc._q(auto_cdc._names().internal_prefix ~ 'types') -%}
+  {% do auto_cdc._run_sql('create or replace temporary view ' ~ view ~ ' as ' ~ sql) %}
+  {%- set types = {} -%}
+  {%- for row in auto_cdc._query("select attname, format_type(atttypid, atttypmod) from pg_attribute where attrelid = '"
+        ~ view ~ "'::regclass and attnum > 0 and not attisdropped order by attnum").rows -%}
+    {%- do types.update({row[0]: row[1]}) -%}
+  {%- endfor -%}
+  {% do auto_cdc._run_sql('drop view ' ~ view) %}
+  {{ return(types) }}
+{% endmacro %}
+
 {#- DuckDB: DESCRIBE gives the full type (decimal precision, STRUCT fields). -#}
 {% macro duckdb__column_types(sql) %}
   {%- set types = {} -%}
@@ -234,9 +248,12 @@ select
           ~ "(cast it back to " ~ before[c] ~ ", or run with --full-refresh)") -%}
   {%- endfor -%}
   {%- set mode = cfg.on_schema_change -%}
-  {%- if mode == 'fail' and (added or removed) -%}
+  {%- set widen = auto_cdc._widened_types(args, existing) if mode != 'ignore' else {} -%}
+  {%- if mode == 'fail' and (added or removed or widen) -%}
+    {%- set widened = [] -%}
+    {%- for c, t in widen.items() -%}{%- do widened.append(c ~ ' to ' ~ t) -%}{%- endfor -%}
     {%- do exceptions.raise_compiler_error("auto_cdc model '" ~ model.name ~ "': the source's columns changed and on_schema_change is 'fail' (new: "
-          ~ (added | join(', ') or 'none') ~ "; missing: " ~ (removed | join(', ') or 'none') ~ ")") -%}
+          ~ (added | join(', ') or 'none') ~ "; missing: " ~ (removed | join(', ') or 'none') ~ "; widened: " ~ (widened | join(', ') or 'none') ~ ")") -%}
   {%- endif -%}
   {%- set add = added if mode in ['append_new_columns', 'sync_all_columns'] else [] -%}
   {%- set drop = removed if mode == 'sync_all_columns' else [] -%}
@@ -247,7 +264,8 @@ select
   {%- for c in output if c in cfg.tracked -%}{%- do tracked.append(c) -%}{%- endfor -%}
   {%- set stored = [] -%}
   {%- for c in cfg.stored if c not in added or c in add -%}{%- do stored.append(c) -%}{%- endfor -%}
-  {{ return({'output': output, 'tracked': tracked, 'stored': stored, 'add_columns': add, 'drop_columns': drop}) }}
+  {{ return({'output': output, 'tracked': tracked, 'stored': stored, 'add_columns': add, 'drop_columns': drop,
+             'widen_columns': widen}) }}
 {% endmacro %}
 
 
@@ -266,4 +284,44 @@ select
       {% do auto_cdc._run_sql('alter table ' ~ rel ~ ' drop column ' ~ auto_cdc._q(c)) %}
     {%- endfor -%}
   {%- endfor -%}
+  {%- if args.get('widen_columns') -%}
+    {%- set changes = adapter.get_relation(args.changes.database, args.changes.schema, args.changes.identifier) if args.get('changes') else none -%}
+    {%- for c, type in args.widen_columns.items() -%}
+      {%- for rel in [args.target, args.log] + ([changes] if changes is not none else []) -%}
+        {% do auto_cdc._run_sql('alter table ' ~ rel ~ ' alter column ' ~ auto_cdc._q(c) ~ ' type ' ~ type) %}
+      {%- endfor -%}
+    {%- endfor -%}
+  {%- endif -%}
+{% endmacro %}
+
+
+{#-
+  Target columns whose source type has widened (int to bigint, varchar(10) to varchar(20), a
+  decimal's precision): target column -> the type both old and new values fit in, the type the
+  engine gives a UNION of the two. A narrower source type needs nothing: its values fit. Sequence
+  columns are checked separately (their type may not change).
+-#}
+{% macro _widened_types(args, existing) %}
+  {%- set source = args.get('snapshot') or args.batch -%}
+  {%- set pairs = [] -%}
+  {%- for c in existing -%}
+    {%- set s = auto_cdc._resolve_column(c, args.cfg.output) -%}
+    {%- if s is not none and s not in args.cfg.seq_columns -%}{%- do pairs.append((c, s)) -%}{%- endif -%}
+  {%- endfor -%}
+  {%- if not pairs -%}{{ return({}) }}{%- endif -%}
+  {%- set target_cols = [] -%}{%- set source_cols = [] -%}
+  {%- for c, s in pairs -%}
+    {%- do target_cols.append(auto_cdc._q(c)) -%}
+    {%- do source_cols.append(auto_cdc._q(s) ~ ' as ' ~ auto_cdc._q(c)) -%}
+  {%- endfor -%}
+  {%- set before = auto_cdc._column_types('select ' ~ (target_cols | join(', ')) ~ ' from ' ~ args.target) -%}
+  {%- set now = auto_cdc._column_types('select ' ~ (source_cols | join(', ')) ~ ' from ' ~ source) -%}
+  {%- set changed = [] -%}
+  {%- for c, s in pairs if (before[c] | lower) != (now[c] | lower) -%}{%- do changed.append(c) -%}{%- endfor -%}
+  {%- if not changed -%}{{ return({}) }}{%- endif -%}
+  {%- set both = auto_cdc._column_types('select ' ~ (target_cols | join(', ')) ~ ' from ' ~ args.target ~ ' where 1 = 0 union all select '
+        ~ (source_cols | join(', ')) ~ ' from ' ~ source ~ ' where 1 = 0') -%}
+  {%- set widen = {} -%}
+  {%- for c in changed if (both[c] | lower) != (before[c] | lower) -%}{%- do widen.update({c: both[c]}) -%}{%- endfor -%}
+  {{ return(widen) }}
 {% endmacro %}

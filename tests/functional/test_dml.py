@@ -1,6 +1,8 @@
 """DML on targets (SPEC section 4, seed 003): rows inserted, updated or deleted by hand are respected by
 later runs, including runs whose events touch the edited keys. Every feed model here re-reads the
 whole feed each run, so re-read events must stay duplicates after edits."""
+from decimal import Decimal
+
 from dbt_auto_cdc.harness import target_rows
 
 FEED = [("id", "integer"), ("seq", "integer"), ("op", "varchar"), ("name", "varchar"), ("city", "varchar")]
@@ -158,3 +160,42 @@ def test_scd2_hand_edit_with_the_sequence_as_an_output_column(project):
     project.insert("feed", COLS, [(1, 4, "U", "a", "late")])
     project.run()
     assert target_rows(project, "t", cols)[0] == (1, 4, "a", "late", 1, 6)
+
+
+def test_erase_keys_removes_every_trace_of_a_key(project):
+    project.table("feed", FEED, [(1, 1, "U", "a", "x"), (1, 2, "D", None, None), (2, 1, "U", "b", "y"),
+                                 (3, 1, "U", "c", "z")])
+    project.feed_model("t", "feed", **BASE, stored_as_scd_type=2, change_data_feed=True)
+    project.run()
+    project.execute(f'update {project.relation("t")} set name = \'C!\' where id = 3')
+    project.insert("feed", COLS, [(3, 2, "U", "c2", "z")])
+    project.run()
+    result = project.dbt("run-operation", "auto_cdc.erase_keys", "--args", "{model: t, where: 'id in (1, 3)'}")
+    assert "erased t: 3 row(s), t__auto_cdc_log: 6 row(s)" in result.output, result.output
+    for name in ("t", "t__auto_cdc_log", "t__auto_cdc_changes"):
+        assert {r["id"] for r in project.rows(name)} == {2}, name
+    # the feed still holds key 1 and 3's events: erase them there too, or the next run applies them again
+    project.table("feed", FEED, [(2, 1, "U", "b", "y")])
+    project.run()
+    assert target_rows(project, "t", SCD2_COLS) == [(2, "b", 1, None)]
+    bad = project.dbt("run-operation", "auto_cdc.erase_keys", "--args", "{model: feed_missing, where: 'id = 1'}", check=False)
+    assert not bad.ok and "no model named 'feed_missing'" in bad.output
+
+
+def test_widened_source_types_widen_the_target_and_the_log(project):
+    feed = [("id", "integer"), ("seq", "integer"), ("amount", "decimal(6,2)"), ("code", "varchar(3)"), ("n", "integer")]
+    project.table("feed", feed, [(1, 1, "1.50", "abc", 7)])
+    for mode in ("append_new_columns", "sync_all_columns", "fail"):
+        project.feed_model(f"t_{mode}", "feed", materialized="auto_cdc", keys=["id"], sequence_by="seq",
+                           stored_as_scd_type=2, on_schema_change=mode)
+    project.run()
+    project.execute(f'drop table {project.relation("feed")}')
+    wide = [("id", "bigint"), ("seq", "integer"), ("amount", "decimal(12,3)"), ("code", "varchar(20)"), ("n", "bigint")]
+    project.table("feed", wide, [(1, 1, "1.50", "abc", 7), (10_000_000_000, 2, "123456.125", "a longer code", 2**40)])
+    result = project.run(check=False)
+    assert "auto_cdc model 't_fail'" in result.output and "widened: " in result.output
+    for mode in ("append_new_columns", "sync_all_columns"):
+        rows = target_rows(project, f"t_{mode}", ["id", "amount", "code", "n"])
+        # values compare as numbers: Postgres widens numeric(6,2) and numeric(12,3) to plain numeric
+        assert [(r[0], Decimal(str(r[1])), r[2], r[3]) for r in rows] == [
+            (1, Decimal("1.5"), "abc", 7), (10_000_000_000, Decimal("123456.125"), "a longer code", 2**40)], mode
