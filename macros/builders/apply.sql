@@ -2,7 +2,8 @@
   The apply step, shared by every target shape. The event log beside the target holds every event
   ever applied; a run
     1. keeps the batch's events the log does not hold yet (re-read events are duplicates: R2),
-    2. collects the keys they touch (a truncate touches every key),
+    2. collects the keys they touch (a truncate touches every key) and reads those keys' events from
+       the log and rows from the target once, into temp tables (history, held),
     3. folds hand edits of those keys' target rows into the log (edits.sql) and appends the events,
     4. recomputes those keys' rows from their whole history in the log (the shape's builder), and
     5. writes only the difference into the target: rows that are no longer right are deleted,
@@ -28,6 +29,14 @@
   {%- do args.update({'incremental': incremental, 'has_edits': (run[1] | int) > 0}) -%}
   {%- set late_events = auto_cdc._scalar(auto_cdc.late_events_sql(args)) | int -%}
   {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.affected, auto_cdc.affected_keys_sql(args))) %}
+  {#- the affected keys' events (the log is read once) and target rows (the target too) -#}
+  {%- if args.cfg.scd != 'bitemporal' -%}
+    {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.history, auto_cdc._affected_events_sql(args))) %}
+    {%- do args.update({'history_ready': true}) -%}
+  {%- endif -%}
+  {%- if incremental -%}
+    {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.held, auto_cdc.held_rows_sql(args))) %}
+  {%- endif -%}
   {#- hand edits of the affected keys become events first (macros/builders/edits.sql) -#}
   {%- set edited_keys = auto_cdc._fold_target_edits(args, run_id) if incremental else 0 -%}
   {%- do args.update({'has_edits': args.has_edits or edited_keys > 0}) -%}
@@ -35,9 +44,14 @@
     {% do auto_cdc._run_sql('delete from ' ~ args.log ~ ' as l using ' ~ args.new ~ ' as b where '
           ~ auto_cdc._eq(args.cfg.key_columns + args.cfg.seq_columns, 'l', 'b')) %}
   {%- elif args.has_edits -%}
-    {% do auto_cdc._run_sql(auto_cdc.drop_replaced_edits_sql(args)) %}
+    {%- for rel in [args.log, args.history] -%}
+      {% do auto_cdc._run_sql(auto_cdc.drop_replaced_edits_sql(args, rel)) %}
+    {%- endfor -%}
   {%- endif -%}
-  {% do auto_cdc._run_sql(auto_cdc.append_to_log_sql(args, run_id)) %}
+  {% do auto_cdc._run_sql(auto_cdc.append_to_log_sql(args, run_id, args.log)) %}
+  {%- if args.get('history_ready') -%}
+    {% do auto_cdc._run_sql(auto_cdc.append_to_log_sql(args, run_id, args.history)) %}
+  {%- endif -%}
   {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.desired, auto_cdc.desired_rows_sql(args))) %}
   {% if not incremental %}
     {% do auto_cdc._run_sql(auto_cdc.create_target_sql(args)) %}
@@ -72,12 +86,14 @@
 {% macro late_events_sql(args) -%}
   {%- set cfg = args.cfg -%}
   {%- set op = auto_cdc._q(auto_cdc._names().op) -%}
-select count(*) from {{ args.new }} b
-where b.{{ op }} <> '{{ auto_cdc._names().truncate }}' and exists (
-  select 1 from {{ args.log }} l
-  where l.{{ op }} in ('{{ auto_cdc._names().upsert }}', '{{ auto_cdc._names().delete }}')
-    and {{ auto_cdc._eq(cfg.key_columns, 'l', 'b') }} and {{ auto_cdc._seq_lt(cfg.seq_columns, 'b', 'l') }}
-)
+select count(*) from (
+  select distinct {{ auto_cdc._cols(cfg.key_columns + cfg.seq_columns, 'b') }}
+  from {{ args.new }} b
+  join {{ args.log }} l on {{ auto_cdc._eq(cfg.key_columns, 'l', 'b') }}
+  where b.{{ op }} <> '{{ auto_cdc._names().truncate }}'
+    and l.{{ op }} in ('{{ auto_cdc._names().upsert }}', '{{ auto_cdc._names().delete }}')
+    and {{ auto_cdc._seq_lt(cfg.seq_columns, 'b', 'l') }}
+) late
 {%- endmacro %}
 
 
@@ -92,18 +108,30 @@ where b.{{ op }} <> '{{ auto_cdc._names().truncate }}' and exists (
   {%- if cfg.scd == 'bitemporal' -%}
     {{ return(auto_cdc._new_bitemporal_events_sql(args)) }}
   {%- endif -%}
+{#- DuckDB builds an anti-join's hash table on its subquery, the whole log; an inner join builds it on
+    the smaller side (the batch) and only probes the log: the events already logged are found by a join
+    first, then the batch is anti-joined with those few. -#}
+with logged as (
+  select distinct {{ auto_cdc._cols(cfg.key_columns + cfg.seq_columns, 'b') }}, b.{{ op }}
+  from {{ args.batch }} b
+  join {{ args.log }} l
+    on {{ auto_cdc._eq(cfg.key_columns + cfg.seq_columns, 'l', 'b') }}
+  where b.{{ op }} <> '{{ n.truncate }}'
+    and l.{{ op }} in ('{{ n.upsert }}', '{{ n.delete }}') and l.{{ auto_cdc._q(n.edit) }} is not true
+  union all
+  select distinct {{ auto_cdc._cols(cfg.key_columns + cfg.seq_columns, 'b') }}, b.{{ op }}
+  from {{ args.batch }} b
+  join {{ args.log }} l on {{ auto_cdc._eq(cfg.seq_columns, 'l', 'b') }}
+  where b.{{ op }} = '{{ n.truncate }}' and l.{{ op }} = '{{ n.truncate }}'
+)
 select distinct {{ auto_cdc._cols(args.stored, 'b') }}, b.{{ op }}
 from {{ args.batch }} b
 where not exists (
-    select 1 from {{ args.log }} l
-    where l.{{ op }} in ('{{ n.upsert }}', '{{ n.delete }}') and l.{{ auto_cdc._q(n.edit) }} is not true
-      and {{ auto_cdc._eq(cfg.key_columns + cfg.seq_columns, 'l', 'b') }}
-  )
-  and not exists (
-    select 1 from {{ args.log }} l
-    where b.{{ op }} = '{{ n.truncate }}' and l.{{ op }} = '{{ n.truncate }}'
-      and {{ auto_cdc._eq(cfg.seq_columns, 'l', 'b') }}
-  )
+  select 1 from logged g
+  where {{ auto_cdc._eq(cfg.seq_columns, 'g', 'b') }}
+    and (g.{{ op }} = '{{ n.truncate }}') = (b.{{ op }} = '{{ n.truncate }}')
+    and (b.{{ op }} = '{{ n.truncate }}' or {{ auto_cdc._eq(cfg.key_columns, 'g', 'b') }})
+)
 {% endmacro %}
 
 
@@ -167,6 +195,14 @@ where exists (select 1 from {{ args.new }} where {{ op }} = '{{ n.truncate }}')
 {% endmacro %}
 
 
+{#- The target's rows of the affected keys, read once (incremental runs: the first run has no target). -#}
+{% macro held_rows_sql(args) %}
+select {{ auto_cdc._cols(args.target_columns, 't') }}
+from {{ args.target }} t
+join {{ args.affected }} a on {{ auto_cdc._eq(args.cfg.key_columns, 't', 'a') }}
+{% endmacro %}
+
+
 {#- Target rows of affected keys that the recomputation no longer produces. -#}
 {% macro stale_rows_sql(args) %}
   {{ return(adapter.dispatch('stale_rows_sql', 'auto_cdc')(args)) }}
@@ -174,14 +210,17 @@ where exists (select 1 from {{ args.new }} where {{ op }} = '{{ n.truncate }}')
 
 {% macro default__stale_rows_sql(args) %}
   {%- set cfg = args.cfg -%}
-select {{ auto_cdc._cols(args.target_columns, 't') }}
-from {{ args.target }} t
-join {{ args.affected }} a on {{ auto_cdc._eq(cfg.key_columns, 't', 'a') }}
+  {%- if not args.incremental -%}
+select {{ auto_cdc._cols(args.target_columns) }} from {{ args.desired }} where 1 = 0
+  {%- else -%}
+select {{ auto_cdc._cols(args.target_columns, 'h') }}
+from {{ args.held }} h
 where not exists (
   select 1 from {{ args.desired }} d
-  where {{ auto_cdc._eq(cfg.key_columns, 'd', 't') }}
-    and {{ auto_cdc._same(args.target_columns, 'd', 't') }}
+  where {{ auto_cdc._eq(cfg.key_columns, 'd', 'h') }}
+    and {{ auto_cdc._same(args.target_columns, 'd', 'h') }}
 )
+  {%- endif -%}
 {% endmacro %}
 
 
@@ -194,19 +233,25 @@ where not exists (
   {%- set cfg = args.cfg -%}
 select {{ auto_cdc._cols(args.target_columns, 'd') }}
 from {{ args.desired }} d
+{%- if args.incremental %}
 where not exists (
-  select 1 from {{ args.target }} t
-  where {{ auto_cdc._eq(cfg.key_columns, 't', 'd') }}
-    and {{ auto_cdc._same(args.target_columns, 't', 'd') }}
+  select 1 from {{ args.held }} h
+  where {{ auto_cdc._eq(cfg.key_columns, 'h', 'd') }}
+    and {{ auto_cdc._same(args.target_columns, 'h', 'd') }}
 )
+{%- endif %}
 {% endmacro %}
 
 
+{#- A stale row is found by what identifies a row of the shape: the key (SCD1), with __START_AT
+    (SCD2), and __SYSTEM_START_AT (bitemporal); joining on every column costs far more. -#}
 {% macro delete_stale_rows_sql(args) %}
+  {%- set n = auto_cdc._names() -%}
+  {%- set identity = args.cfg.key_columns + ([] if args.cfg.scd == 1 else [n.start_at])
+                     + ([n.system_start_at] if args.cfg.scd == 'bitemporal' else []) -%}
 delete from {{ args.target }} as t
 using {{ args.stale }} s
-where {{ auto_cdc._eq(args.cfg.key_columns, 't', 's') }}
-  and {{ auto_cdc._same(args.target_columns, 't', 's') }}
+where {{ auto_cdc._eq(identity, 't', 's') }}
 {% endmacro %}
 
 

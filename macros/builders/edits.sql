@@ -29,18 +29,25 @@
   {%- set edited = auto_cdc._scalar('select count(*) from ' ~ args.edited) | int -%}
   {%- if edited > 0 -%}
     {% do auto_cdc._check_edited_rows(args) %}
-    {% do auto_cdc._run_sql(auto_cdc.insert_edit_events_sql(args, run_id)) %}
+    {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.edits, auto_cdc.edit_events_sql(args))) %}
+    {%- set cols = auto_cdc._cols(args.stored) ~ ', ' ~ auto_cdc._q(n.op) -%}
+    {%- set insert_edits = ' (' ~ cols ~ ', ' ~ auto_cdc._q(n.run) ~ ', ' ~ auto_cdc._q(n.edit) ~ ') select ' ~ cols ~ ', ' ~ run_id ~ ', true from ' ~ args.edits -%}
+    {% do auto_cdc._run_sql('insert into ' ~ args.log ~ insert_edits) %}
     {% do auto_cdc._run_sql('insert into ' ~ args.log ~ ' (' ~ auto_cdc._cols(cfg.key_columns) ~ ', ' ~ auto_cdc._q(n.op) ~ ', '
           ~ auto_cdc._q(n.run) ~ ') select ' ~ auto_cdc._cols(cfg.key_columns) ~ ", '" ~ n.mask ~ "', " ~ run_id ~ ' from ' ~ args.edited) %}
+    {#- the run's history of the edited keys: the edit events in place of the masked ones -#}
+    {% do auto_cdc._run_sql('delete from ' ~ args.history ~ ' as h using ' ~ args.edited ~ ' e where ' ~ auto_cdc._eq(cfg.key_columns, 'h', 'e')) %}
+    {% do auto_cdc._run_sql('insert into ' ~ args.history ~ insert_edits) %}
   {%- endif -%}
   {{ return(edited) }}
 {% endmacro %}
 
 
-{#- A source event replaces an edit event at the same key and sequence (only logs that hold edits). -#}
-{% macro drop_replaced_edits_sql(args) %}
+{#- A source event replaces an edit event at the same key and sequence (in the log or the run's history;
+    only for logs that hold edits). -#}
+{% macro drop_replaced_edits_sql(args, relation) %}
   {%- set n = auto_cdc._names() -%}
-delete from {{ args.log }} as l
+delete from {{ relation }} as l
 using {{ args.new }} b
 where l.{{ auto_cdc._q(n.edit) }}
   and {{ auto_cdc._eq(args.cfg.key_columns + args.cfg.seq_columns, 'l', 'b') }}
@@ -53,8 +60,7 @@ where l.{{ auto_cdc._q(n.edit) }}
   {%- set cols = args.target_columns -%}
 select distinct {{ auto_cdc._cols(cfg.key_columns) }} from (
   select {{ auto_cdc._cols(cfg.key_columns, 't') }}
-  from {{ args.target }} t
-  join {{ args.affected }} a on {{ auto_cdc._eq(cfg.key_columns, 't', 'a') }}
+  from {{ args.held }} t
   where not exists (
     select 1 from {{ args.recorded }} r
     where {{ auto_cdc._eq(cfg.key_columns, 'r', 't') }} and {{ auto_cdc._same(cols, 'r', 't') }}
@@ -63,7 +69,7 @@ select distinct {{ auto_cdc._cols(cfg.key_columns) }} from (
   select {{ auto_cdc._cols(cfg.key_columns, 'r') }}
   from {{ args.recorded }} r
   where not exists (
-    select 1 from {{ args.target }} t
+    select 1 from {{ args.held }} t
     where {{ auto_cdc._eq(cfg.key_columns, 't', 'r') }} and {{ auto_cdc._same(cols, 't', 'r') }}
   )
 ) d
@@ -79,7 +85,7 @@ select distinct {{ auto_cdc._cols(cfg.key_columns) }} from (
   {%- set end = 't.' ~ auto_cdc._q(n.end_at) -%}
   {%- set sql -%}
     select {{ auto_cdc._cols(cfg.key_columns, 't') }}
-    from {{ args.target }} t
+    from {{ args.held }} t
     join {{ args.edited }} e on {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }}
     {%- if cfg.scd == 1 %}
     group by {{ auto_cdc._cols(cfg.key_columns, 't') }}
@@ -87,7 +93,7 @@ select distinct {{ auto_cdc._cols(cfg.key_columns) }} from (
     {%- else %}
     where {{ start }} is null or ({{ end }} is not null and {{ end }} <= {{ start }})
        or exists (
-         select 1 from {{ args.target }} o
+         select 1 from {{ args.held }} o
          where {{ auto_cdc._eq(cfg.key_columns, 'o', 't') }}
            and o.{{ auto_cdc._q(n.start_at) }} = {{ start }}
            and not ({{ auto_cdc._same(args.target_columns, 'o', 't') }})
@@ -110,7 +116,7 @@ select distinct {{ auto_cdc._cols(cfg.key_columns) }} from (
 
 
 {#- The edit events of the edited keys (see the top of this file). -#}
-{% macro insert_edit_events_sql(args, run_id) %}
+{% macro edit_events_sql(args) %}
   {%- set cfg = args.cfg -%}
   {%- set n = auto_cdc._names() -%}
   {%- set op = auto_cdc._q(n.op) -%}
@@ -127,7 +133,6 @@ select distinct {{ auto_cdc._cols(cfg.key_columns) }} from (
       row_number() over (partition by {{ auto_cdc._cols(cfg.key_columns) }} order by {{ auto_cdc._seq_order(cfg.seq_columns, desc=true) }}) as {{ rank }}
     from ({{ auto_cdc._affected_events_sql(args, args.edited) }}) v
   {%- endset -%}
-insert into {{ args.log }} ({{ auto_cdc._cols(args.stored) }}, {{ op }}, {{ auto_cdc._q(n.run) }}, {{ auto_cdc._q(n.edit) }})
 with last_applied as (
   select * from ({{ visible_sql }}) v where {{ rank }} = 1
 ),
@@ -150,7 +155,7 @@ edit_events as (
     {%- endfor %}
       case when t.{{ auto_cdc._q(cfg.key_columns[0]) }} is null then '{{ n.delete }}' else '{{ n.upsert }}' end as {{ op }}
     from {{ args.edited }} e
-    left join {{ args.target }} t on {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }}
+    left join {{ args.held }} t on {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }}
     left join last_applied lt on {{ auto_cdc._eq(cfg.key_columns, 'lt', 'e') }}
   ) x
   {# a hand row of a key with no history and no sequence of its own sorts before every event #}
@@ -164,29 +169,29 @@ edit_events as (
   {%- endfor -%}
   {%- set own = auto_cdc.seq_value_sql(own_seq, args) -%}
   {{ auto_cdc._edit_event_sql(args, start_seq, 't', n.upsert) }}
-  from {{ args.target }} t join {{ args.edited }} e on {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }}
+  from {{ args.held }} t join {{ args.edited }} e on {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }}
   {%- if seq_in_output %}
   union all
   {# the version's sequence column shows its last absorbed event: log that event too #}
   {{ auto_cdc._edit_event_sql(args, own_seq, 't', n.upsert) }}
-  from {{ args.target }} t join {{ args.edited }} e on {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }}
+  from {{ args.held }} t join {{ args.edited }} e on {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }}
   where {{ own }} > {{ start }} and ({{ end }} is null or {{ own }} < {{ end }})
   {%- endif %}
   union all
   {{ auto_cdc._edit_event_sql(args, end_seq, none, n.delete) }}
-  from {{ args.target }} t join {{ args.edited }} e on {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }}
+  from {{ args.held }} t join {{ args.edited }} e on {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }}
   where {{ end }} is not null
     and not exists (
-      select 1 from {{ args.target }} o
+      select 1 from {{ args.held }} o
       where {{ auto_cdc._eq(cfg.key_columns, 'o', 't') }} and o.{{ auto_cdc._q(n.start_at) }} = {{ end }}
     )
   union all
   {{ auto_cdc._edit_event_sql(args, last_seq, none, n.delete) }}
   from {{ args.edited }} e join last_applied lt on {{ auto_cdc._eq(cfg.key_columns, 'lt', 'e') }}
-  where not exists (select 1 from {{ args.target }} t where {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }})
+  where not exists (select 1 from {{ args.held }} t where {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }})
   {%- endif %}
 )
-select distinct {{ auto_cdc._cols(args.stored) }}, {{ op }}, {{ run_id }}, true
+select distinct {{ auto_cdc._cols(args.stored) }}, {{ op }}
 from edit_events x
 {# the run's own events win over edit events at the same key and sequence #}
 where not exists (

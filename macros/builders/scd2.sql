@@ -10,10 +10,15 @@
 -#}
 {#- The events of the affected keys (or of the keys in keys_relation) that count: every logged
     event but truncates, except those a later run masked when it folded hand edits of the key into
-    the log (macros/builders/edits.sql). -#}
+    the log (macros/builders/edits.sql). Once the run has read them into its history temp table
+    (apply.sql), from there. -#}
 {% macro _affected_events_sql(args, keys_relation=none) -%}
   {%- set n = auto_cdc._names() -%}
   {%- set op = auto_cdc._q(n.op) -%}
+  {%- if args.get('history_ready') -%}
+  select h.* from {{ args.history }} h
+    {%- if keys_relation %} join {{ keys_relation }} a on {{ auto_cdc._eq(args.cfg.key_columns, 'h', 'a') }}{% endif %}
+  {%- else -%}
   select l.*
   from {{ args.log }} l
   join {{ keys_relation or args.affected }} a on {{ auto_cdc._eq(args.cfg.key_columns, 'l', 'a') }}
@@ -25,6 +30,7 @@
         and m.{{ auto_cdc._q(n.run) }} > l.{{ auto_cdc._q(n.run) }}
     )
   {%- endif %}
+  {%- endif -%}
 {%- endmacro %}
 
 

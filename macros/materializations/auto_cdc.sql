@@ -11,7 +11,7 @@
   -- relations: the target, its event log and run log, this run's temp tables
   {%- set existing_relation = load_cached_relation(this) -%}
   {%- set target_relation = this.incorporate(type='table') -%}
-  {%- set rel = auto_cdc._relations(target_relation, ['batch', 'new', 'affected', 'recorded', 'edited', 'desired', 'stale', 'missing']) -%}
+  {%- set rel = auto_cdc._relations(target_relation) -%}
   {%- set temp = rel.temp -%}
 
   -- configs
@@ -34,12 +34,11 @@
         'columns_to_update_is_list': ctu_is_list})))
   %}
   {%- set args = {
-        'cfg': cfg, 'batch': temp.batch, 'new': temp.new, 'affected': temp.affected, 'recorded': temp.recorded, 'edited': temp.edited, 'desired': temp.desired,
-        'stale': temp.stale, 'missing': temp.missing, 'changes': rel.changes,
-        'log': rel.log, 'runs': rel.runs, 'target': target_relation,
+        'cfg': cfg, 'changes': rel.changes, 'log': rel.log, 'runs': rel.runs, 'target': target_relation,
         'seq_type': auto_cdc._side_relation(target_relation, n.seq_type_suffix).include(database=false),
         'output': cfg.output, 'tracked': cfg.tracked, 'stored': cfg.stored,
         'add_columns': [], 'drop_columns': [] } -%}
+  {%- do args.update(temp) -%}
   {%- if incremental -%}
     {%- do args.update(auto_cdc._plan_schema_changes(args)) -%}
   {%- endif -%}

@@ -10,7 +10,7 @@
   -- relations: the target, its event log and run log, this run's temp tables
   {%- set existing_relation = load_cached_relation(this) -%}
   {%- set target_relation = this.incorporate(type='table') -%}
-  {%- set rel = auto_cdc._relations(target_relation, ['snapshot', 'batch', 'new', 'affected', 'recorded', 'edited', 'desired', 'stale', 'missing']) -%}
+  {%- set rel = auto_cdc._relations(target_relation, ['snapshot']) -%}
   {%- set temp = rel.temp -%}
 
   -- configs
@@ -27,13 +27,12 @@
   -- stage the snapshots and check them before anything is written
   {% do auto_cdc._drop_temp_relations(temp) %}
   {%- set args = {
-        'cfg': cfg, 'sql': source_sql, 'snapshot': temp.snapshot, 'batch': temp.batch, 'new': temp.new,
-        'affected': temp.affected, 'recorded': temp.recorded, 'edited': temp.edited, 'desired': temp.desired,
-        'stale': temp.stale, 'missing': temp.missing, 'changes': rel.changes, 'log': rel.log, 'runs': rel.runs,
+        'cfg': cfg, 'sql': source_sql, 'changes': rel.changes, 'log': rel.log, 'runs': rel.runs,
         'target': target_relation, 'seq_type': none, 'output': cfg.output, 'tracked': cfg.tracked,
         'stored': cfg.stored, 'add_columns': [], 'drop_columns': [],
         'cursor_sql': '(select max(' ~ auto_cdc._q(n.version) ~ ') from ' ~ temp.snapshot ~ ')',
         'once_skipped': incremental and config.get('once', false) } -%}
+  {%- do args.update(temp) -%}
   {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.snapshot, auto_cdc.stage_snapshot_sql(args))) %}
   {% do auto_cdc._check_snapshot(cfg, temp.snapshot) %}
   {%- if incremental -%}

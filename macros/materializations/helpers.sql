@@ -24,8 +24,11 @@
 {#- The bookkeeping beside a target (names.sql) and the temp relations of this run.
     `bookkeeping`: the relations this model keeps beside its target (they get its grants and go into
     dbt's cache); `existing`: those found in the database, dropped by a full refresh. -#}
-{% macro _relations(target_relation, temp_names) %}
+{% macro _relations(target_relation, extra_temp_names=[]) %}
   {%- set n = auto_cdc._names() -%}
+  {#- the apply's temp tables (macros/builders/apply.sql), in the order a run creates them -#}
+  {%- set temp_names = extra_temp_names + ['batch', 'new', 'affected', 'history', 'held', 'recorded', 'edited', 'edits',
+                                            'desired', 'stale', 'missing'] -%}
   {%- set log = auto_cdc._side_relation(target_relation, n.log_suffix) -%}
   {%- set runs = auto_cdc._side_relation(target_relation, n.runs_suffix) -%}
   {%- set changes = auto_cdc._side_relation(target_relation, n.changes_suffix) -%}
@@ -63,6 +66,14 @@
 {% macro default__create_temp_table_sql(relation, sql) %}
 create temporary table {{ adapter.quote(relation.identifier) }} as
 {{ sql }}
+{% endmacro %}
+
+{#- Postgres: autovacuum never analyzes temporary tables; without statistics the planner guesses their
+    size and scans the target and the log instead of using their key indexes. -#}
+{% macro postgres__create_temp_table_sql(relation, sql) %}
+create temporary table {{ adapter.quote(relation.identifier) }} as
+{{ sql }};
+analyze {{ relation }}
 {% endmacro %}
 
 
@@ -189,16 +200,24 @@ select * from {{ args.desired }} where 1 = 0
 
 {#- Postgres: the apply joins the log and the target on the key (and the log on the sequence). -#}
 {% macro postgres__create_key_indexes(args) %}
+  {%- set n = auto_cdc._names() -%}
   {% do auto_cdc._run_sql('create index on ' ~ args.log ~ ' (' ~ auto_cdc._cols(args.cfg.key_columns + args.cfg.seq_columns) ~ ')') %}
+  {#- SCD1 looks up the last truncate every run: a partial index keeps that from scanning the log -#}
+  {% do auto_cdc._run_sql('create index on ' ~ args.log ~ ' (' ~ auto_cdc._cols(args.cfg.seq_columns) ~ ') where '
+        ~ auto_cdc._q(n.op) ~ " = '" ~ n.truncate ~ "'") %}
   {% do auto_cdc._run_sql('create index on ' ~ args.target ~ ' (' ~ auto_cdc._cols(args.cfg.key_columns) ~ ')') %}
 {% endmacro %}
 
 
-{% macro append_to_log_sql(args, run_id) %}
+{#- The run's new events into the log, or into the affected keys' history (which holds no truncates). -#}
+{% macro append_to_log_sql(args, run_id, relation) %}
   {%- set n = auto_cdc._names() -%}
-insert into {{ args.log }} ({{ auto_cdc._cols(args.stored) }}, {{ auto_cdc._q(n.op) }}, {{ auto_cdc._q(n.run) }})
+insert into {{ relation }} ({{ auto_cdc._cols(args.stored) }}, {{ auto_cdc._q(n.op) }}, {{ auto_cdc._q(n.run) }})
 select {{ auto_cdc._cols(args.stored) }}, {{ auto_cdc._q(n.op) }}, {{ run_id }}
 from {{ args.new }}
+{%- if relation != args.log %}
+where {{ auto_cdc._q(n.op) }} <> '{{ n.truncate }}'
+{%- endif %}
 {% endmacro %}
 
 
