@@ -104,13 +104,14 @@ def batch_sql(engine: str, n: int, keys: int, per_key: int, run: int, width: int
 
 
 def snapshot_sql(engine: str, n: int, version: int, width: int) -> str:
-    """Snapshot 0: n rows. Later versions: 1% of the rows changed, 0.1% deleted (SNAP_* shares)."""
+    """Snapshot 0: n rows. Each later version: 1% of the rows changed and another 0.1% deleted, against the
+    version before it (SNAP_* shares)."""
     if version == 0:
         c1 = "'p' || cast(i as varchar)"
         where = ""
     else:
         c1 = f"case when i % 100 = 1 then 'q{version}_' || cast(i as varchar) else 'p' || cast(i as varchar) end"
-        where = f" where i % 1000 <> 999"
+        where = f" where i % 1000 < {1000 - version}"
     cols = [f"{c1} as c1"] + [f"'w{w}_' || cast(i % 1000 as varchar) as c{w}" for w in range(2, width + 1)]
     return f"select cast(i as bigint) as id, {version} as v, {', '.join(cols)} from {_series(engine, n)}{where}"
 
@@ -203,18 +204,31 @@ def _short(t: dict) -> str:
 
 
 def timed_sql(p: Project, sql: str) -> float:
-    t0 = time.perf_counter()
-    p.execute(sql)
-    return round(time.perf_counter() - t0, 3)
+    """The statement alone, on an open connection (opening a DuckDB file is not part of the floor)."""
+    if p.engine == "duckdb":
+        import duckdb
+        con = duckdb.connect(str(p.db_path))
+        try:
+            t0 = time.perf_counter()
+            con.execute(sql)
+            return round(time.perf_counter() - t0, 3)
+        finally:
+            con.close()
+    con = p._connect()
+    with con.cursor() as cur:
+        t0 = time.perf_counter()
+        cur.execute(sql)
+        return round(time.perf_counter() - t0, 3)
 
 
-def floor_seconds(p: Project, name: str, target_rows: int, batch_sql_text: str, width: int) -> float:
-    """The least any correct tool must do: insert the B batch rows into a table of T rows."""
+def floor_seconds(p: Project, name: str, target_rows: int, batch_sql_text: str, width: int, repeat: int = 1) -> float:
+    """The least any correct tool must do: insert the B batch rows into a table of T rows (best of `repeat`)."""
     replace_table(p, name, initial_feed_sql(p.engine, target_rows, 1, width))
     if p.engine == "postgres":
         p.execute(f"create index on {p.relation(name)} (id)")
     replace_table(p, name + "_batch", batch_sql_text)
-    seconds = timed_sql(p, f"insert into {p.relation(name)} select * from {p.relation(name + '_batch')}")
+    seconds = min(timed_sql(p, f"insert into {p.relation(name)} select * from {p.relation(name + '_batch')}")
+                  for _ in range(repeat))
     p.execute(f"drop table {p.relation(name)}")
     p.execute(f"drop table {p.relation(name + '_batch')}")
     return seconds
@@ -245,7 +259,7 @@ def check_change_feed_peers(p: Project) -> dict:
                       ref.apply(events, ref.Config(columns=("id", "seq", "c1"), key_columns=("id",), scd_type=1)))
     got_auto = sorted(p.fetch(f"select id, seq, c1 from {p.relation('cf_auto_cdc')}"))
     got_inc = sorted(p.fetch(f"select id, seq, c1 from {p.relation('cf_incremental')} where op <> 'DELETE'"))
-    return {"case": "SCD1; run 1: keys 1-3 at 10; run 2: 1 and 3 updated at 20, 2 deleted at 20, 4 new; "
+    return {"case": "(id, seq, c1) SCD1; run 1: keys 1-3 at 10; run 2: 1 and 3 updated at 20, 2 deleted at 20, 4 new; "
                     "run 3 (late): 1 and 2 updated at 15, 3 deleted at 15",
             "expected": expected,
             "auto_cdc": {"rows": got_auto, "correct": got_auto == expected},
@@ -256,38 +270,46 @@ def check_change_feed_peers(p: Project) -> dict:
 SNAP_VERSIONS = {1: [(1, "a"), (2, "a"), (3, "a")], 2: [(1, "b"), (2, "a")], 3: [(1, "b"), (2, "c"), (3, "d")]}
 
 
-def check_snapshot_peers(p: Project, order: list[int], tag: str) -> dict:
-    """Deliver SNAP_VERSIONS in `order`, one version per run, to auto_cdc_snapshot and to dbt snapshot.
-    dbt snapshot stamps versions with the run's time; its timestamps are mapped back to the version each
-    run delivered, so both histories read in versions."""
+def check_snapshot_peers(p: Project, orders: dict[str, list[int]]) -> dict:
+    """Deliver SNAP_VERSIONS one version per run, in each of `orders` (one pair of models per order, all run
+    together), to auto_cdc_snapshot and to dbt snapshot. dbt snapshot stamps versions with the run's time;
+    its timestamps are mapped back to the version each run delivered, so both histories read in versions."""
     cols = [("id", "bigint"), ("v", "integer"), ("c1", "varchar")]
-    src, mine, theirs = f"sc_src_{tag}", f"sc_auto_cdc_{tag}", f"sc_dbt_{tag}"
-    p.table(src, cols)
-    auto_cdc_snapshot_model(p, mine, src)
-    snapshot_peer(p, theirs, src, 1)
-    stamps = []
-    for v in order:
-        p.table(src, cols, [(i, v, c) for i, c in SNAP_VERSIONS[v]])
-        p.run(mine)
-        p.dbt("snapshot", "--select", theirs)
-        stamps.append(p.fetch(f"select max(dbt_updated_at) from {p.relation(theirs)}")[0][0])
-    previous, events = None, []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the reference skips an out-of-order version, as the package does
-        for v in order:
-            snap = [(v, [{"id": i, "c1": c} for i, c in SNAP_VERSIONS[v]])]
-            events += ref.snapshot_events(snap, ["id"], ["id", "c1"], previous)
-            previous = ref.snapshot_state(snap, ["id"], ["id", "c1"], previous)
-    expected = sorted((r["id"], r["c1"], r["__START_AT"], r["__END_AT"]) for r in
-                      ref.apply(events, ref.Config(columns=("id", "c1"), key_columns=("id",), scd_type=2)))
-    got_auto = sorted(p.fetch(f'select id, c1, "__START_AT", "__END_AT" from {p.relation(mine)}'))
-    to_version = {stamp: v for stamp, v in zip(stamps, order)}
-    got_dbt = sorted((i, c, to_version.get(f, f), to_version.get(t, t) if t is not None else None) for i, c, f, t in
-                     p.fetch(f"select id, c1, dbt_valid_from, dbt_valid_to from {p.relation(theirs)}"))
-    return {"case": f"snapshots {SNAP_VERSIONS} delivered one per run in the order {order}",
-            "expected": expected,
-            "auto_cdc_snapshot": {"rows": got_auto, "correct": got_auto == expected},
-            "dbt_snapshot": {"rows": got_dbt, "correct": got_dbt == expected, "wrong": _diff_rows(expected, got_dbt)}}
+    stamps: dict[str, list] = {tag: [] for tag in orders}
+    for tag in orders:
+        p.table(f"sc_src_{tag}", cols)
+        auto_cdc_snapshot_model(p, f"sc_auto_cdc_{tag}", f"sc_src_{tag}")
+        snapshot_peer(p, f"sc_dbt_{tag}", f"sc_src_{tag}", 1)
+    for step in range(len(next(iter(orders.values())))):
+        for tag, order in orders.items():
+            p.table(f"sc_src_{tag}", cols, [(i, order[step], c) for i, c in SNAP_VERSIONS[order[step]]])
+        p.run(*[f"sc_auto_cdc_{tag}" for tag in orders])
+        p.dbt("snapshot", "--select", *[f"sc_dbt_{tag}" for tag in orders])
+        for tag in orders:
+            stamps[tag].append(p.fetch(f"select max(dbt_updated_at) from {p.relation('sc_dbt_' + tag)}")[0][0])
+    out = {}
+    for tag, order in orders.items():
+        previous, events = None, []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the reference skips an out-of-order version, as the package does
+            for v in order:
+                snap = [(v, [{"id": i, "c1": c} for i, c in SNAP_VERSIONS[v]])]
+                events += ref.snapshot_events(snap, ["id"], ["id", "c1"], previous)
+                previous = ref.snapshot_state(snap, ["id"], ["id", "c1"], previous)
+        expected = sorted((r["id"], r["c1"], r["__START_AT"], r["__END_AT"]) for r in
+                          ref.apply(events, ref.Config(columns=("id", "c1"), key_columns=("id",), scd_type=2)))
+        got_auto = sorted(p.fetch(f'select id, c1, "__START_AT", "__END_AT" from {p.relation("sc_auto_cdc_" + tag)}'))
+        to_version = dict(zip(stamps[tag], order))
+        got_dbt = sorted((i, c, to_version.get(f, f), to_version.get(t, t) if t is not None else None)
+                         for i, c, f, t in p.fetch(f"select id, c1, dbt_valid_from, dbt_valid_to "
+                                                   f"from {p.relation('sc_dbt_' + tag)}"))
+        out[tag] = {"case": f"snapshots {SNAP_VERSIONS} (id, c1) delivered one per run in the order {order}; "
+                            "rows are (id, c1, start version, end version)",
+                    "expected": expected,
+                    "auto_cdc_snapshot": {"rows": got_auto, "correct": got_auto == expected},
+                    "dbt_snapshot": {"rows": got_dbt, "correct": got_dbt == expected,
+                                     "wrong": _diff_rows(expected, got_dbt)}}
+    return out
 
 
 def _diff_rows(expected: list, got: list) -> dict:
@@ -298,102 +320,145 @@ def _diff_rows(expected: list, got: list) -> dict:
 # The benchmark
 # ---------------------------------------------------------------------------------------------------------------
 
-def bench_engine(p: Project, s: dict, log=print) -> dict:
+PARTS = ("scaling", "peers", "late", "correctness")
+
+
+def bench_engine(p: Project, s: dict, parts=PARTS, repeat: int = 1, log=print) -> dict:
     e, W, B = p.engine, s["W"], s["B"]
     T1, T2 = s["T"]
-    out: dict = {"sizes": s, "timings": {}, "ratios": {}, "correctness": {}}
+    assert 1 <= repeat <= 4, "batch sequences allow at most 4 repeats"
+    out: dict = {"sizes": s, "repeat": repeat, "timings": {}, "ratios": {}, "correctness": {}}
     tm = out["timings"]
 
     # -- targets built by a first run (untimed), one feed table per model ---------------------------------------
     log(f"[{e}] building targets: T={T1:,} and {T2:,} rows (SCD1, SCD2), late-event histories, snapshot job")
-    for scd in (1, 2):
-        for T in (T1, T2):
-            name = f"scd{scd}_{T}"
-            replace_table(p, f"feed_{name}", initial_feed_sql(e, T, 1, W))
-            auto_cdc_model(p, name, f"feed_{name}", scd)
-    incremental_peer_model(p, f"incremental_{T1}", f"feed_scd1_{T1}", W)
     K = s["late_keys"]
-    for k in (K, 10 * K):
-        replace_table(p, f"feed_late_{k}", initial_feed_sql(e, k, s["late_e"], W))
-        auto_cdc_model(p, f"late_{k}", f"feed_late_{k}", 2)
-    replace_table(p, "snap_src", snapshot_sql(e, s["snap"], 0, W))
-    auto_cdc_snapshot_model(p, "snap_auto_cdc", "snap_src")
-    snapshot_peer(p, "snap_dbt", "snap_src", W)
+    if "scaling" in parts or "peers" in parts:
+        for scd in (1, 2):
+            for T in (T1, T2):
+                name = f"scd{scd}_{T}"
+                replace_table(p, f"feed_{name}", initial_feed_sql(e, T, 1, W))
+                auto_cdc_model(p, name, f"feed_{name}", scd)
+        incremental_peer_model(p, f"incremental_{T1}", f"feed_scd1_{T1}", W)
+    if "late" in parts:
+        for k in (K, 10 * K):
+            replace_table(p, f"feed_late_{k}", initial_feed_sql(e, k, s["late_e"], W))
+            auto_cdc_model(p, f"late_{k}", f"feed_late_{k}", 2)
+    if "peers" in parts:
+        replace_table(p, "snap_src", snapshot_sql(e, s["snap"], 0, W))
+        auto_cdc_snapshot_model(p, "snap_auto_cdc", "snap_src")
+        snapshot_peer(p, "snap_dbt", "snap_src", W)
     t0 = time.perf_counter()
-    p.run()
-    p.dbt("snapshot")
+    if "scaling" in parts or "peers" in parts or "late" in parts:
+        p.run()
+    if "peers" in parts:
+        p.dbt("snapshot")
     out["build_s"] = round(time.perf_counter() - t0, 1)
 
+    # Each timing is the best of `repeat` runs (successive batches; the machine is shared and noisy).
+    R = repeat
+
+    def timed(key: str, command: str, name: str, feed: str | None = None, batches=()) -> None:
+        runs = []
+        for batch in batches or [None] * R:
+            if feed is not None:
+                replace_table(p, feed, batch)
+            runs.append(dbt_timed(p, command, name))
+        best = dict(min(runs, key=lambda t: t["apply_s"]))
+        best["run_s"] = min(t["run_s"] for t in runs)
+        best["apply_all"] = [t["apply_s"] for t in runs]
+        best["run_all"] = [t["run_s"] for t in runs]
+        tm[key] = best
+        log(f"[{e}] {key}: {_short(best)}")
+
     # -- 1+2: the same batch B into targets of T1 and T2 rows; the floor next to each ----------------------------
-    for T in (T1, T2):
-        batch = batch_sql(e, B, T, 1, 1, W, late=0.0)
+    for T in ((T1, T2) if "scaling" in parts else (T1,) if "peers" in parts else ()):
+        batches = [batch_sql(e, B, T, 1, r, W, late=0.0) for r in range(1, R + 1)]
         for scd in (1, 2):
             name = f"scd{scd}_{T}"
-            replace_table(p, f"feed_{name}", batch)
-            tm[f"{name}_b{B}"] = dbt_timed(p, "run", name)
-            log(f"[{e}] {name}: {B:,} events: {_short(tm[f'{name}_b{B}'])}")
-        tm[f"floor_{T}_b{B}"] = {"apply_s": floor_seconds(p, f"floor_{T}", T, batch, W)}
-        if T == T1:  # the hand-written incremental peer on the very same batch
-            tm[f"incremental_{T1}_b{B}"] = dbt_timed(p, "run", f"incremental_{T1}")
+            if T == T1 and scd == 1 and "peers" in parts:
+                # the hand-written incremental peer on the very same batches, run alternately
+                runs_a, runs_i = [], []
+                for batch in batches:
+                    replace_table(p, f"feed_{name}", batch)
+                    runs_a.append(dbt_timed(p, "run", name))
+                    runs_i.append(dbt_timed(p, "run", f"incremental_{T1}"))
+                for key, runs in ((f"{name}_b{B}", runs_a), (f"incremental_{T1}_b{B}", runs_i)):
+                    best = dict(min(runs, key=lambda t: t["apply_s"]))
+                    best["run_s"] = min(t["run_s"] for t in runs)
+                    best["apply_all"], best["run_all"] = [t["apply_s"] for t in runs], [t["run_s"] for t in runs]
+                    tm[key] = best
+                    log(f"[{e}] {key}: {_short(best)}")
+            else:
+                timed(f"{name}_b{B}", "run", name, f"feed_{name}", batches)
+        tm[f"floor_{T}_b{B}"] = {"apply_s": floor_seconds(p, f"floor_{T}", T, batches[0], W, R)}
     FB = s["floor_b"]
-    if FB != B:  # the issue's floor: a bigger batch into the larger target (a second incremental run)
-        batch = batch_sql(e, FB, T2, 1, 2, W, late=0.0)
+    if FB != B and "scaling" in parts:  # the issue's floor: a bigger batch into the larger target (later runs)
+        batches = [batch_sql(e, FB, T2, 1, r, W, late=0.0) for r in range(R + 1, 2 * R + 1)]
         for scd in (1, 2):
             name = f"scd{scd}_{T2}"
-            replace_table(p, f"feed_{name}", batch)
-            tm[f"{name}_b{FB}"] = dbt_timed(p, "run", name)
-            log(f"[{e}] {name}: {FB:,} events: {_short(tm[f'{name}_b{FB}'])}")
-        tm[f"floor_{T2}_b{FB}"] = {"apply_s": floor_seconds(p, f"floor_{T2}", T2, batch, W)}
+            timed(f"{name}_b{FB}", "run", name, f"feed_{name}", batches)
+        tm[f"floor_{T2}_b{FB}"] = {"apply_s": floor_seconds(p, f"floor_{T2}", T2, batches[0], W, R)}
 
-    # -- 3: peers ---------------------------------------------------------------------------------------------------
-    replace_table(p, "snap_src", snapshot_sql(e, s["snap"], 1, W))
-    tm["snap_auto_cdc"] = dbt_timed(p, "run", "snap_auto_cdc")
-    tm["snap_dbt"] = dbt_timed(p, "snapshot", "snap_dbt")
-    log(f"[{e}] snapshot job: auto_cdc_snapshot {tm['snap_auto_cdc']['run_s']}s, dbt snapshot {tm['snap_dbt']['run_s']}s")
+    # -- 3: peers: the snapshot job (each repeat a new version against the same previous state) -----------------
+    if "peers" in parts:
+        for tool, command in (("snap_auto_cdc", "run"), ("snap_dbt", "snapshot")):
+            runs = []
+            for r in range(R):
+                replace_table(p, "snap_src", snapshot_sql(e, s["snap"], r + 1, W))
+                runs.append(dbt_timed(p, command, tool))
+            best = dict(min(runs, key=lambda t: t["apply_s"]))
+            best["run_s"] = min(t["run_s"] for t in runs)
+            best["apply_all"], best["run_all"] = [t["apply_s"] for t in runs], [t["run_s"] for t in runs]
+            tm[tool] = best
+            log(f"[{e}] snapshot job, {tool}: {_short(best)}")
 
     # -- 4: late events: no late events, then 20% late, into histories of K and 10K keys -------------------------
-    for k in (K, 10 * K):
-        for run, late in ((1, 0.0), (2, LATE_SHARE)):
-            name = f"late_{k}"
-            replace_table(p, f"feed_{name}", batch_sql(e, B if B <= k else k, k, s["late_e"], run, W, late=late))
-            tm[f"{name}_late{int(late * 100)}"] = dbt_timed(p, "run", name)
-            log(f"[{e}] {name} ({int(late * 100)}% late): {_short(tm[f'{name}_late{int(late * 100)}'])}")
+    for k in ((K, 10 * K) if "late" in parts else ()):
+        n = B if B <= k else k
+        timed(f"late_{k}_late0", "run", f"late_{k}", f"feed_late_{k}",
+              [batch_sql(e, n, k, s["late_e"], r, W, late=0.0) for r in range(1, R + 1)])
+        timed(f"late_{k}_late20", "run", f"late_{k}", f"feed_late_{k}",
+              [batch_sql(e, n, k, s["late_e"], r, W, late=LATE_SHARE) for r in range(R + 1, 2 * R + 1)])
 
     # -- correctness of the peers -----------------------------------------------------------------------------------
-    out["correctness"]["change_feed"] = check_change_feed_peers(p)
-    out["correctness"]["snapshots_in_order"] = check_snapshot_peers(p, [1, 2, 3], "in_order")
-    out["correctness"]["snapshots_late"] = check_snapshot_peers(p, [1, 3, 2], "late")
+    if "correctness" in parts:
+        out["correctness"]["change_feed"] = check_change_feed_peers(p)
+        snapshots = check_snapshot_peers(p, {"in_order": [1, 2, 3], "late": [1, 3, 2]})
+        out["correctness"]["snapshots_in_order"] = snapshots["in_order"]
+        out["correctness"]["snapshots_late"] = snapshots["late"]
 
     # -- ratios -----------------------------------------------------------------------------------------------------
     r = out["ratios"]
     a = lambda key: tm[key]["apply_s"]  # noqa: E731
     w = lambda key: tm[key]["run_s"]  # noqa: E731
+
+    def ratio(name: str, value, what: str, target, higher_is_better: bool = False) -> None:
+        try:
+            r[name] = {"value": value(), "what": what, "target": target, "higher_is_better": higher_is_better}
+        except KeyError:  # a part that was not run
+            pass
+
     for scd in (1, 2):
-        r[f"floor_scd{scd}"] = {"value": a(f"scd{scd}_{T2}_b{FB}") / a(f"floor_{T2}_b{FB}"),
-                                "what": f"SCD{scd} apply of {FB:,} events into {T2:,} rows / floor insert",
-                                "target": 3.0 if scd == 1 else 5.0}
-        r[f"scaling_scd{scd}"] = {"value": a(f"scd{scd}_{T2}_b{B}") / a(f"scd{scd}_{T1}_b{B}"),
-                                  "what": f"SCD{scd} apply of {B:,} events: {T2:,}-row / {T1:,}-row target",
-                                  "target": 1.5}
-        r[f"scaling_scd{scd}_run"] = {"value": w(f"scd{scd}_{T2}_b{B}") / w(f"scd{scd}_{T1}_b{B}"),
-                                      "what": f"same, whole dbt run", "target": 1.5}
-    r["scaling_floor"] = {"value": a(f"floor_{T2}_b{B}") / a(f"floor_{T1}_b{B}"),
-                          "what": f"floor insert of {B:,} rows: {T2:,} / {T1:,} rows (index effects)", "target": None}
-    r["snapshot_speedup"] = {"value": w("snap_dbt") / w("snap_auto_cdc"),
-                             "what": f"dbt snapshot run / auto_cdc_snapshot SCD2 run ({s['snap']:,} rows, 1% changed, "
-                                     "0.1% deleted)", "target": 2.0, "higher_is_better": True}
-    r["snapshot_speedup_apply"] = {"value": a("snap_dbt") / a("snap_auto_cdc"),
-                                   "what": "same, node execution only", "target": 2.0, "higher_is_better": True}
-    r["scd1_vs_incremental"] = {"value": w(f"scd1_{T1}_b{B}") / w(f"incremental_{T1}_b{B}"),
-                                "what": f"auto_cdc SCD1 run / hand-written incremental run ({B:,} events into "
-                                        f"{T1:,} rows)", "target": 1.0}
-    r["scd1_vs_incremental_apply"] = {"value": a(f"scd1_{T1}_b{B}") / a(f"incremental_{T1}_b{B}"),
-                                      "what": "same, node execution only", "target": 1.0}
-    r["late_cost"] = {"value": a(f"late_{K}_late20") / a(f"late_{K}_late0"),
-                      "what": f"SCD2 batch with 20% late events / none ({K * s['late_e']:,}-row history)", "target": None}
-    r["late_history_scaling"] = {"value": a(f"late_{10 * K}_late20") / a(f"late_{K}_late20"),
-                                 "what": f"SCD2 batch with 20% late events: {10 * K * s['late_e']:,}-row / "
-                                         f"{K * s['late_e']:,}-row history", "target": 1.5}
+        ratio(f"floor_scd{scd}", lambda: a(f"scd{scd}_{T2}_b{FB}") / a(f"floor_{T2}_b{FB}"),
+              f"SCD{scd} apply of {FB:,} events into {T2:,} rows / floor insert", 3.0 if scd == 1 else 5.0)
+        ratio(f"scaling_scd{scd}", lambda: a(f"scd{scd}_{T2}_b{B}") / a(f"scd{scd}_{T1}_b{B}"),
+              f"SCD{scd} apply of {B:,} events: {T2:,}-row / {T1:,}-row target", 1.5)
+        ratio(f"scaling_scd{scd}_run", lambda: w(f"scd{scd}_{T2}_b{B}") / w(f"scd{scd}_{T1}_b{B}"),
+              "same, whole dbt run", 1.5)
+    ratio("scaling_floor", lambda: a(f"floor_{T2}_b{B}") / a(f"floor_{T1}_b{B}"),
+          f"floor insert of {B:,} rows: {T2:,} / {T1:,} rows (index effects)", None)
+    ratio("snapshot_speedup", lambda: w("snap_dbt") / w("snap_auto_cdc"),
+          f"dbt snapshot run / auto_cdc_snapshot SCD2 run ({s['snap']:,} rows, 1% changed, 0.1% deleted)", 2.0, True)
+    ratio("snapshot_speedup_apply", lambda: a("snap_dbt") / a("snap_auto_cdc"), "same, node execution only", 2.0, True)
+    ratio("scd1_vs_incremental", lambda: w(f"scd1_{T1}_b{B}") / w(f"incremental_{T1}_b{B}"),
+          f"auto_cdc SCD1 run / hand-written incremental run ({B:,} events into {T1:,} rows)", 1.0)
+    ratio("scd1_vs_incremental_apply", lambda: a(f"scd1_{T1}_b{B}") / a(f"incremental_{T1}_b{B}"),
+          "same, node execution only", 1.0)
+    ratio("late_cost", lambda: a(f"late_{K}_late20") / a(f"late_{K}_late0"),
+          f"SCD2 batch with 20% late events / none ({K * s['late_e']:,}-row history)", None)
+    ratio("late_history_scaling", lambda: a(f"late_{10 * K}_late20") / a(f"late_{K}_late20"),
+          f"SCD2 batch with 20% late events: {10 * K * s['late_e']:,}-row / {K * s['late_e']:,}-row history", 1.5)
     for v in r.values():
         v["value"] = round(v["value"], 2)
         t = v["target"]
@@ -403,16 +468,19 @@ def bench_engine(p: Project, s: dict, log=print) -> dict:
 
 def print_table(results: dict) -> None:
     engines = list(results["engines"])
-    keys = list(next(iter(results["engines"].values()))["ratios"])
+    keys = list(dict.fromkeys(k for e in engines for k in results["engines"][e]["ratios"]))
     print("\n| ratio | target | " + " | ".join(engines) + " |")
     print("|---|---|" + "---|" * len(engines))
     for k in keys:
-        first = results["engines"][engines[0]]["ratios"][k]
+        first = next(results["engines"][e]["ratios"][k] for e in engines if k in results["engines"][e]["ratios"])
         t = first["target"]
         target = "-" if t is None else (f">= {t}" if first.get("higher_is_better") else f"<= {t}")
         cells = []
         for e in engines:
-            v = results["engines"][e]["ratios"][k]
+            v = results["engines"][e]["ratios"].get(k)
+            if v is None:
+                cells.append("-")
+                continue
             cells.append(f"{v['value']:.2f}" + ("" if v["met"] is None else (" ok" if v["met"] else " MISSED")))
         print(f"| {k}: {first['what']} | {target} | " + " | ".join(cells) + " |")
     print("\n| correctness (late-event cases) | " + " | ".join(engines) + " |")
@@ -423,7 +491,10 @@ def print_table(results: dict) -> None:
         for tool in tools:
             cells = []
             for e in engines:
-                c = results["engines"][e]["correctness"][case][tool]
+                c = results["engines"][e]["correctness"].get(case, {}).get(tool)
+                if c is None:
+                    cells.append("-")
+                    continue
                 cells.append("correct" if c["correct"] else "WRONG " + json.dumps(c.get("wrong"), default=str))
             print(f"| {case}: {tool} | " + " | ".join(cells) + " |")
 
@@ -433,11 +504,17 @@ def main(argv=None) -> int:
     parser.add_argument("--size", choices=sorted(SIZES), default="small")
     parser.add_argument("--engines", default="duckdb,postgres")
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "latest.json")
+    parser.add_argument("--parts", default=",".join(PARTS),
+                        help="comma-separated subset of " + ",".join(PARTS) + " (scaling includes the floor)")
+    parser.add_argument("--repeat", type=int, default=2, help="runs per timing, the best is kept (1-4)")
     parser.add_argument("--keep", action="store_true", help="keep the scratch projects (for profiling)")
     args = parser.parse_args(argv)
     os.environ.setdefault("DO_NOT_TRACK", "1")
     engines = [x.strip() for x in args.engines.split(",") if x.strip()]
-    results = {"size": args.size, "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    parts = tuple(x.strip() for x in args.parts.split(",") if x.strip())
+    if set(parts) - set(PARTS):
+        parser.error(f"unknown parts: {sorted(set(parts) - set(PARTS))}")
+    results = {"size": args.size, "repeat": args.repeat, "parts": list(parts), "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                "machine": {"cpus": os.cpu_count(), "memory_gb": _memory_gb(), "platform": platform.platform(),
                            "python": platform.python_version()},
                "engines": {}}
@@ -453,7 +530,7 @@ def main(argv=None) -> int:
                 env = server.env()
                 results["machine"]["postgres"] = getattr(server, "version", None)
             p = Project(tmp / "project", engine, env, name="auto_cdc_bench")
-            results["engines"][engine] = bench_engine(p, SIZES[args.size][engine])
+            results["engines"][engine] = bench_engine(p, SIZES[args.size][engine], parts, args.repeat)
             if args.keep:
                 print(f"[{engine}] scratch project kept in {p.path}")
             else:
