@@ -10,8 +10,9 @@ log or target, the operator profile (EXPLAIN ANALYZE); then it times alternative
 """
 from __future__ import annotations
 
-import re
+import json
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -73,13 +74,48 @@ ALTERNATIVES = {
          "create temp table new2 as select distinct {bcols}, b.{op} from b where not exists (select 1 from "
          "(select * from {log} where id between (select min(id) from b) and (select max(id) from b)) l "
          "where l.{op} <> 'truncate' and l.id = b.id and l.seq = b.seq)"),
+        # DuckDB builds an anti join's hash table on the subquery side (the whole log); an inner join builds
+        # it on the smaller side (the batch) and only probes the log
+        ("inner join first (hash table on the batch), then anti-join the few matches",
+         "create temp table new2 as with seen as (select b.id, b.seq from b join {log} l on l.id = b.id "
+         "and l.seq = b.seq where l.{op} <> 'truncate') select distinct {bcols}, b.{op} from b where not exists "
+         "(select 1 from seen s where s.id = b.id and s.seq = b.seq)"),
+    ],
+    "missing rows: desired anti-join target": [
+        ("inner join first (hash table on the desired rows), then anti-join the matches",
+         "create temp table missing2 as with kept as (select d.id from desired d join {target} t on t.id = d.id "
+         "and {same_dt}) select {dcols} from desired d where not exists (select 1 from kept k where k.id = d.id)"),
     ],
 }
+
+
+def _print_operators(node: dict, depth: int = 0) -> None:
+    """One line per operator: its own time, its output rows, and for scans the table and rows scanned."""
+    if "name" not in node and "operator_name" not in node:  # the root: the query's totals
+        for child in node.get("operator", node.get("children", [])):
+            _print_operators(child, depth)
+        return
+    name = node.get("name") or node.get("operator_name") or node.get("type", "?")
+    info = node.get("extra_info") or {}
+    detail = [f"{node.get('timing', node.get('operator_timing', 0)):.3f}s",
+              f"{node.get('intermediate_rows', node.get('operator_cardinality', 0)):,} rows"]
+    if "Table" in info:
+        detail.append(f"table {info['Table']}, scanned {node.get('rows_scanned', node.get('operator_rows_scanned', 0)):,}")
+    for k in ("Join Type", "Conditions"):
+        if k in info:
+            detail.append(f"{k.lower()} {info[k]}")
+    if name not in ("RESULT_COLLECTOR", "EXPLAIN_ANALYZE") and depth >= 0:
+        print("  " * depth + f"{name}: " + ", ".join(detail))
+    for child in node.get("children", []):
+        _print_operators(child, depth + (0 if name in ("RESULT_COLLECTOR", "EXPLAIN_ANALYZE") else 1))
 
 
 def main(argv: list[str]) -> int:
     db, model = argv[0], argv[1]
     con = duckdb.connect(db)
+    # operator timings in EXPLAIN ANALYZE; the per-query profile this also turns on goes to a scratch file
+    con.execute("pragma enable_profiling = 'json'")
+    con.execute(f"pragma profiling_output = '{tempfile.gettempdir()}/auto_cdc_duckdb_profile.json'")
     con.execute("pragma profiling_mode = 'detailed'")
     target, log = f'main."{model}"', f'main."{model}__auto_cdc_log"'
     keys = con.execute(f"select count(*) from {target}").fetchone()[0]
@@ -109,19 +145,22 @@ def main(argv: list[str]) -> int:
                 con.execute("begin")
                 before(label)
                 t0 = time.perf_counter()
-                con.execute(alt.format(target=target, log=log, op=OP, bcols=_cols("b.")))
+                con.execute(alt.format(target=target, log=log, op=OP, bcols=_cols("b."), dcols=_cols("d."),
+                                      same_dt=_same("d", "t")))
                 took.append(time.perf_counter() - t0)
                 con.execute("rollback")
             print(f"{min(took):7.3f}s  {label}: {alt_label}")
 
     print("\n# operator profiles (EXPLAIN ANALYZE) of the statements that scan the whole log or target\n")
     for label, sql in steps:
-        if label.startswith(("new events", "delete stale", "stale rows", "desired rows")):
+        if label.startswith(("new events", "delete stale", "stale rows", "missing rows", "desired rows")):
             con.execute("begin")
             before(label)
-            plan = con.execute(f"explain analyze {sql}").fetchall()[0][1]
+            plan = json.loads(con.execute(f"explain analyze {sql}").fetchall()[0][1])
             con.execute("rollback")
-            print(f"## {label}\n\n{plan}\n")
+            print(f"## {label}\n")
+            _print_operators(plan)
+            print()
     con.close()
     return 0
 
