@@ -334,8 +334,8 @@ def bench_engine(p: Project, s: dict, parts=PARTS, repeat: int = 1, log=print) -
     log(f"[{e}] building targets: T={T1:,} and {T2:,} rows (SCD1, SCD2), late-event histories, snapshot job")
     K = s["late_keys"]
     if "scaling" in parts or "peers" in parts:
-        for scd in (1, 2):
-            for T in (T1, T2):
+        for scd in (1, 2) if "scaling" in parts else (1,):
+            for T in (T1, T2) if "scaling" in parts else (T1,):
                 name = f"scd{scd}_{T}"
                 replace_table(p, f"feed_{name}", initial_feed_sql(e, T, 1, W))
                 auto_cdc_model(p, name, f"feed_{name}", scd)
@@ -374,7 +374,7 @@ def bench_engine(p: Project, s: dict, parts=PARTS, repeat: int = 1, log=print) -
     # -- 1+2: the same batch B into targets of T1 and T2 rows; the floor next to each ----------------------------
     for T in ((T1, T2) if "scaling" in parts else (T1,) if "peers" in parts else ()):
         batches = [batch_sql(e, B, T, 1, r, W, late=0.0) for r in range(1, R + 1)]
-        for scd in (1, 2):
+        for scd in (1, 2) if "scaling" in parts else (1,):
             name = f"scd{scd}_{T}"
             if T == T1 and scd == 1 and "peers" in parts:
                 # the hand-written incremental peer on the very same batches, run alternately
@@ -391,7 +391,8 @@ def bench_engine(p: Project, s: dict, parts=PARTS, repeat: int = 1, log=print) -
                     log(f"[{e}] {key}: {_short(best)}")
             else:
                 timed(f"{name}_b{B}", "run", name, f"feed_{name}", batches)
-        tm[f"floor_{T}_b{B}"] = {"apply_s": floor_seconds(p, f"floor_{T}", T, batches[0], W, R)}
+        if "scaling" in parts:
+            tm[f"floor_{T}_b{B}"] = {"apply_s": floor_seconds(p, f"floor_{T}", T, batches[0], W, R)}
     FB = s["floor_b"]
     if FB != B and "scaling" in parts:  # the floor: a bigger batch into the larger target (later runs)
         batches = [batch_sql(e, FB, T2, 1, r, W, late=0.0) for r in range(R + 1, 2 * R + 1)]
