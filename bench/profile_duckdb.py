@@ -1,12 +1,13 @@
 """Profile of an SCD1 apply on DuckDB, on a project kept by `bench/run.py --keep` (issue #8: where a target
-is missed, show the profile). Everything runs inside one transaction that is rolled back: the kept database
-is left as it was.
+is missed, show the profile). Every measurement runs in a transaction that is rolled back: the kept
+database is left as it was.
 
     .venv/bin/python bench/profile_duckdb.py /tmp/auto_cdc_bench_duckdb_XXXX/project/it.duckdb scd1_10000000
 
-It replays the package's SCD1 statements (macros/builders/apply.sql, scd1.sql, checks.sql) on a batch
-of new events built like the benchmark's, prints each statement's time and, for the scans of the whole
-log or target, the operator profile (EXPLAIN ANALYZE); then it times alternatives for the slowest ones.
+It replays hand-written equivalents of the package's SCD1 statements (macros/builders/apply.sql, scd1.sql,
+checks.sql: the same joins and predicates) on a batch of new events built like the benchmark's, prints each
+statement's time, times alternatives for the slowest ones, and prints the operator profile (EXPLAIN ANALYZE:
+time, rows, rows scanned) of the statements that scan the whole log or target.
 """
 from __future__ import annotations
 
