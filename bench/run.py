@@ -1,8 +1,11 @@
 """Benchmark of dbt-auto-cdc (issue #8): ratios measured in one run, on DuckDB and Postgres.
 
-    bash scripts/bench.sh                      # default size (a few minutes on 2 cores)
+    bash scripts/bench.sh                      # default size, both engines (minutes per engine on 2 cores)
     bash scripts/bench.sh --size large         # the issue's sizes (long)
     bash scripts/bench.sh --engines duckdb     # one engine
+    bash scripts/bench.sh --parts scaling --repeat 1 --keep   # one part, one run per timing, keep the project
+
+Each timing is the best of --repeat runs (default 2) on successive batches.
 
 Every number it reports is a ratio of two timings taken in the same process, on the same engine, a
 few seconds apart (absolute times on a shared machine mean little):
@@ -14,8 +17,8 @@ few seconds apart (absolute times on a shared machine mean little):
               new snapshot with 1% of rows changed and 0.1% deleted; auto_cdc SCD1 vs a hand-written
               incremental model (latest row per key, delete+insert) on the same batch. Each peer's
               correctness is shown on small late-event cases against the Python reference model.
-4. late       SCD2 batch with 20% late events / the same batch with none; and with 20% late, a history
-              10x larger / the smaller one.
+4. late       SCD2 batch with 20% late events / a batch of the same size with none; and with 20% late,
+              a history 10x larger / the smaller one.
 
 "apply" is the model's execution time from dbt's run_results.json (staging, checks, log append,
 recomputation, writes; no dbt start-up); "run" is the wall time of the whole `dbt` invocation.
