@@ -25,11 +25,7 @@
   {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.new, auto_cdc.new_events_sql(args))) %}
   {%- set run_id = auto_cdc._scalar('select coalesce(max(run_id), 0) + 1 from ' ~ args.runs) | int -%}
   {%- set late_events = auto_cdc._scalar(auto_cdc.late_events_sql(args)) | int -%}
-  {%- if args.cfg.scd == 'bitemporal' -%}
-    {% do auto_cdc._run_sql('delete from ' ~ args.log ~ ' as l using ' ~ args.new ~ ' as b where '
-          ~ auto_cdc._eq(args.cfg.key_columns + args.cfg.seq_columns, 'l', 'b')) %}
-  {%- endif -%}
-  {% do auto_cdc._run_sql(auto_cdc.append_to_log_sql(args, run_id)) %}
+  {% do auto_cdc.log_new_events(args, run_id) %}
   {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.affected, auto_cdc.affected_keys_sql(args))) %}
   {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.desired, auto_cdc.desired_rows_sql(args))) %}
   {% if not incremental %}
@@ -38,8 +34,7 @@
   {% endif %}
   {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.stale, auto_cdc.stale_rows_sql(args))) %}
   {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.missing, auto_cdc.missing_rows_sql(args))) %}
-  {% do auto_cdc._run_sql(auto_cdc.delete_stale_rows_sql(args)) %}
-  {% do auto_cdc._run_sql(auto_cdc.insert_missing_rows_sql(args)) %}
+  {% do auto_cdc.write_changes(args) %}
 
   {#- metrics (README "Metrics") and the change feed -#}
   {%- set pk = auto_cdc._change_key(args) -%}
