@@ -7,7 +7,15 @@
   table. With file_format delta, iceberg or hudi (not tested here) the target takes MERGE instead.
   Temporary relations are real parquet tables beside the target (a Spark temp view is a query,
   recomputed at each read, and would see the log after the append).
+  Aliases: in a correlated subquery Spark resolves `b.x` against the inner tables' columns first, so
+  an outer alias `b` breaks on a table with a column named `b` (then `b.x` is a field of that
+  column). The queries below with correlated subqueries alias their tables with reserved names.
 -#}
+
+{#- Reserved table aliases (see above). -#}
+{% macro _spark_alias(name) %}
+  {{ return(adapter.quote(auto_cdc._names().internal_prefix ~ name)) }}
+{% endmacro %}
 
 {#- The bucket count of a target: config `spark_buckets` (default 16) on the first run, kept in the
     event log's table properties afterwards, since changing it would move keys between buckets. -#}
@@ -151,12 +159,13 @@ from {{ args.new }}
   {%- set buckets = auto_cdc._spark_bucket_list('select distinct ' ~ auto_cdc._spark_bucket_expr(args) ~ ' from ' ~ args.new) -%}
   {%- if not buckets -%}{{ return(none) }}{%- endif -%}
   {%- set columns = args.stored + [n.op, n.run] -%}
+  {%- set l, b = auto_cdc._spark_alias('l'), auto_cdc._spark_alias('b') -%}
   {%- set sql -%}
-select {{ auto_cdc._cols(columns, 'l') }}, l.{{ auto_cdc._q(n.bucket) }}
-from {{ args.log }} l
-where l.{{ auto_cdc._q(n.bucket) }} in ({{ buckets | join(', ') }})
+select {{ auto_cdc._cols(columns, l) }}, {{ l }}.{{ auto_cdc._q(n.bucket) }}
+from {{ args.log }} {{ l }}
+where {{ l }}.{{ auto_cdc._q(n.bucket) }} in ({{ buckets | join(', ') }})
   and not exists (
-    select 1 from {{ args.new }} b where {{ auto_cdc._eq(args.cfg.key_columns + args.cfg.seq_columns, 'l', 'b') }}
+    select 1 from {{ args.new }} {{ b }} where {{ auto_cdc._eq(args.cfg.key_columns + args.cfg.seq_columns, l, b) }}
   )
 union all
 select {{ auto_cdc._cols(args.stored) }}, {{ auto_cdc._q(n.op) }}, {{ run_id }}, {{ auto_cdc._spark_bucket_expr(args) }}
@@ -186,12 +195,13 @@ from {{ args.new }}
         ~ ' union select ' ~ auto_cdc._spark_bucket_expr(args) ~ ' from ' ~ args.missing) -%}
   {%- if not buckets -%}{{ return(none) }}{%- endif -%}
   {%- set rewrite = auto_cdc._temp_relation(args.target, n.rewrite_suffix) -%}
+  {%- set t, s = auto_cdc._spark_alias('t'), auto_cdc._spark_alias('s') -%}
   {%- set sql -%}
-select {{ auto_cdc._cols(cols, 't') }}, t.{{ auto_cdc._q(n.bucket) }}
-from {{ args.target }} t
-where t.{{ auto_cdc._q(n.bucket) }} in ({{ buckets | join(', ') }})
+select {{ auto_cdc._cols(cols, t) }}, {{ t }}.{{ auto_cdc._q(n.bucket) }}
+from {{ args.target }} {{ t }}
+where {{ t }}.{{ auto_cdc._q(n.bucket) }} in ({{ buckets | join(', ') }})
   and not exists (
-    select 1 from {{ args.stale }} s where {{ auto_cdc._eq(keys, 't', 's') }} and {{ auto_cdc._same(cols, 't', 's') }}
+    select 1 from {{ args.stale }} {{ s }} where {{ auto_cdc._eq(keys, t, s) }} and {{ auto_cdc._same(cols, t, s) }}
   )
 union all
 select {{ auto_cdc._cols(cols) }}, {{ auto_cdc._spark_bucket_expr(args) }}
@@ -228,3 +238,88 @@ case when {{ expr }} is null then null else concat(',', array_join(array_sort(ar
 {% macro spark__split_names_sql(expr) -%}
 explode(split(substr({{ expr }}, 2, length({{ expr }}) - 2), ','))
 {%- endmacro %}
+
+
+{#- default__new_events_sql with reserved aliases (see the top of this file). -#}
+{% macro spark__new_events_sql(args) %}
+  {%- set cfg = args.cfg -%}
+  {%- set n = auto_cdc._names() -%}
+  {%- set op = auto_cdc._q(n.op) -%}
+  {%- set b, l = auto_cdc._spark_alias('b'), auto_cdc._spark_alias('l') -%}
+  {%- if cfg.scd == 'bitemporal' -%}
+    {%- set st = auto_cdc._q(cfg.system_seq) -%}
+    {%- set rest = [] -%}
+    {%- for c in args.stored if c != cfg.system_seq -%}{%- do rest.append(c) -%}{%- endfor -%}
+select {{ auto_cdc._cols(args.stored, b) }}, {{ b }}.{{ op }}
+from (
+  select {{ auto_cdc._cols(rest) }}, {{ op }}, min({{ st }}) as {{ st }}
+  from {{ args.batch }}
+  group by {{ auto_cdc._cols(rest) }}, {{ op }}
+) {{ b }}
+where not exists (
+  select 1 from {{ args.log }} {{ l }}
+  where {{ auto_cdc._eq(cfg.key_columns + cfg.seq_columns, l, b) }} and {{ l }}.{{ st }} <= {{ b }}.{{ st }}
+)
+  {%- else -%}
+select distinct {{ auto_cdc._cols(args.stored, b) }}, {{ b }}.{{ op }}
+from {{ args.batch }} {{ b }}
+where not exists (
+    select 1 from {{ args.log }} {{ l }}
+    where {{ l }}.{{ op }} <> '{{ n.truncate }}'
+      and {{ auto_cdc._eq(cfg.key_columns + cfg.seq_columns, l, b) }}
+  )
+  and not exists (
+    select 1 from {{ args.log }} {{ l }}
+    where {{ b }}.{{ op }} = '{{ n.truncate }}' and {{ l }}.{{ op }} = '{{ n.truncate }}'
+      and {{ auto_cdc._eq(cfg.seq_columns, l, b) }}
+  )
+  {%- endif -%}
+{% endmacro %}
+
+
+{#- default__stale_rows_sql with reserved aliases. -#}
+{% macro spark__stale_rows_sql(args) %}
+  {%- set cfg = args.cfg -%}
+  {%- set t, a, d = auto_cdc._spark_alias('t'), auto_cdc._spark_alias('a'), auto_cdc._spark_alias('d') -%}
+select {{ auto_cdc._cols(args.target_columns, t) }}
+from {{ args.target }} {{ t }}
+join {{ args.affected }} {{ a }} on {{ auto_cdc._eq(cfg.key_columns, t, a) }}
+where not exists (
+  select 1 from {{ args.desired }} {{ d }}
+  where {{ auto_cdc._eq(cfg.key_columns, d, t) }}
+    and {{ auto_cdc._same(args.target_columns, d, t) }}
+)
+{% endmacro %}
+
+
+{#- default__missing_rows_sql with reserved aliases. -#}
+{% macro spark__missing_rows_sql(args) %}
+  {%- set cfg = args.cfg -%}
+  {%- set t, d = auto_cdc._spark_alias('t'), auto_cdc._spark_alias('d') -%}
+select {{ auto_cdc._cols(args.target_columns, d) }}
+from {{ args.desired }} {{ d }}
+where not exists (
+  select 1 from {{ args.target }} {{ t }}
+  where {{ auto_cdc._eq(cfg.key_columns, t, d) }}
+    and {{ auto_cdc._same(args.target_columns, t, d) }}
+)
+{% endmacro %}
+
+
+{#- Crash recovery on parquet (no transaction, R8 does not hold): events a killed run appended to
+    the log carry the run id that run would have had, which is this run's (its row in the run log was
+    never written). Their keys are affected again, so the target is recomputed for them even though
+    their events are no longer new. -#}
+{% macro spark__affected_keys_sql(args) %}
+  {%- set cfg = args.cfg -%}
+  {%- set n = auto_cdc._names() -%}
+  {%- set op = auto_cdc._q(n.op) -%}
+  {%- set this_run = '(select coalesce(max(run_id), 0) + 1 from ' ~ args.runs ~ ')' -%}
+{{ auto_cdc.default__affected_keys_sql(args) }}
+union
+select distinct {{ auto_cdc._cols(cfg.key_columns) }}
+from {{ args.log }}
+where {{ op }} <> '{{ n.truncate }}'
+  and ({{ auto_cdc._q(n.run) }} = {{ this_run }}
+       or exists (select 1 from {{ args.log }} where {{ op }} = '{{ n.truncate }}' and {{ auto_cdc._q(n.run) }} = {{ this_run }}))
+{% endmacro %}

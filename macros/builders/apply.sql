@@ -40,8 +40,8 @@
   {%- set pk = auto_cdc._change_key(args) -%}
   {%- set counts = auto_cdc._query('select (select count(*) from ' ~ args.batch ~ '), (select count(*) from ' ~ args.new ~ '), '
         ~ '(select count(*) from ' ~ args.missing ~ '), (select count(*) from ' ~ args.stale ~ '), '
-        ~ '(select count(*) from ' ~ args.stale ~ ' s where not exists (select 1 from ' ~ args.missing ~ ' m where '
-        ~ auto_cdc._eq(pk, 's', 'm') ~ '))').rows[0] -%}
+        ~ '(select count(*) from ' ~ args.stale ~ ' ' ~ auto_cdc._q(n.internal_prefix ~ 's') ~ ' where not exists (select 1 from '
+        ~ args.missing ~ ' m where ' ~ auto_cdc._eq(pk, auto_cdc._q(n.internal_prefix ~ 's'), 'm') ~ '))').rows[0] -%}
   {%- set metrics = {'events_read': counts[0] | int, 'events_applied': counts[1] | int, 'late_events': late_events,
                      'num_upserted_rows': counts[2] | int, 'num_deleted_rows': counts[4] | int} -%}
   {%- set commit_version = none -%}
@@ -57,13 +57,16 @@
 
 
 {#- New events whose key already had a later event applied: they land inside the history (R1). -#}
+{#- The outer alias is a reserved name: Spark resolves a name in a correlated subquery against the inner
+    table's columns first, so `b.x` breaks when the log has a column `b`. -#}
 {% macro late_events_sql(args) -%}
   {%- set cfg = args.cfg -%}
   {%- set op = auto_cdc._q(auto_cdc._names().op) -%}
-select count(*) from {{ args.new }} b
-where b.{{ op }} <> 'truncate' and exists (
+  {%- set b = auto_cdc._q(auto_cdc._names().internal_prefix ~ 'b') -%}
+select count(*) from {{ args.new }} {{ b }}
+where {{ b }}.{{ op }} <> 'truncate' and exists (
   select 1 from {{ args.log }} l
-  where {{ auto_cdc._eq(cfg.key_columns, 'l', 'b') }} and {{ auto_cdc._seq_lt(cfg.seq_columns, 'b', 'l') }}
+  where {{ auto_cdc._eq(cfg.key_columns, 'l', b) }} and {{ auto_cdc._seq_lt(cfg.seq_columns, b, 'l') }}
 )
 {%- endmacro %}
 
