@@ -8,7 +8,7 @@ ROWS_PER_BUCKET, the sizing the README recommends, so a bucket holds about the s
 at both sizes and the batch's B keys touch at most B buckets: the rows the run rewrites, and so
 its time, should stay about flat (ratio near 1), where a full rewrite would grow 10x.
 
-    .venv/bin/python bench/spark_scaling.py [N] [B]        # defaults: 100000 and 100
+    .venv/bin/python bench/spark_scaling.py [N] [B]        # defaults: 100000 and 10
 
 It starts its own loopback Spark cluster (dbt_auto_cdc.testing.spark), like the tests.
 """
@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from dbt_auto_cdc.harness import Project  # noqa: E402
 
-ROWS_PER_BUCKET = 2000
+ROWS_PER_BUCKET = 5000
 
 FEED = """
 {{ config(materialized='table') }}
@@ -72,7 +72,7 @@ def new_project(engine: str, conf: dict | None = None) -> Project:
 
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
-    b = int(sys.argv[2]) if len(sys.argv) > 2 else 100
+    b = int(sys.argv[2]) if len(sys.argv) > 2 else 10
     from dbt_auto_cdc.testing import spark
     rows = []
     for size in (n, 10 * n):

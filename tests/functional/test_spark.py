@@ -121,6 +121,7 @@ def test_examples_and_property_cases_on_spark_equal_the_expected_tables(spark_cl
     for case in batch:
         if case.actual(p) != case.expected():
             failures.append(f"{case.name}: got {case.actual(p)}, expected {case.expected()}\n  {case}")
+    print("property cases (scd, partial, events, runs):", [(c.scd, c.partial, len(c.rows), c.runs) for c in batch])
     print(f"Spark ran in {spark_cluster.mode} mode ({spark_cluster.master_url}); "
           f"{len(examples['checks'])} example models, {len(batch)} property cases, {runs} dbt runs")
     assert not failures, "\n".join(failures)
