@@ -215,10 +215,15 @@ def session(conf: dict[str, str]):
 
 
 if __name__ == "__main__":
+    import signal
     c = start()
-    print(json.dumps({"master": c.master_url, "mode": c.mode, "conf": c.spark_conf()}, indent=2))
-    try:
-        while True:
-            time.sleep(3600)
-    except KeyboardInterrupt:
+    print(json.dumps({"master": c.master_url, "mode": c.mode, "conf": c.spark_conf()}, indent=2), flush=True)
+
+    def _stop(*_):
         c.stop()
+        sys.exit(0)
+    # SIGTERM too: a background job's SIGINT may be ignored; the daemons run in sessions of their own
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+    while True:
+        time.sleep(3600)
