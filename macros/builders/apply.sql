@@ -56,9 +56,9 @@
 {% endmacro %}
 
 
-{#- New events whose key already had a later event applied: they land inside the history (R1). -#}
-{#- The outer alias is a reserved name: Spark resolves a name in a correlated subquery against the inner
-    table's columns first, so `b.x` breaks when the log has a column `b`. -#}
+{#- New events whose key already had a later event applied: they land inside the history (R1). The outer
+    alias is a reserved name: Spark resolves a name in a correlated subquery against the inner table's
+    columns first, so `b.x` would break on a log with a column `b`. -#}
 {% macro late_events_sql(args) -%}
   {%- set cfg = args.cfg -%}
   {%- set op = auto_cdc._q(auto_cdc._names().op) -%}
