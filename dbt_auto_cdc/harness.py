@@ -58,20 +58,32 @@ class Project:
     """A scratch dbt project on one engine ('duckdb' or 'postgres')."""
 
     def __init__(self, path: Path, engine: str = "duckdb", pg_env: Mapping[str, str] | None = None,
-                 name: str = "auto_cdc_it"):
+                 name: str = "auto_cdc_it", spark_conf: Mapping[str, str] | None = None):
         self.path = Path(path)
         self.engine = engine
         self.pg_env = dict(pg_env or {})
+        self.spark_conf = dict(spark_conf or {})
         self.schema = "main" if engine == "duckdb" else "it_" + uuid.uuid4().hex[:10]
         self.db_path = self.path / "it.duckdb"
         self.path.mkdir(parents=True, exist_ok=True)
         (self.path / "models").mkdir(exist_ok=True)
+        (self.path / "macros").mkdir(exist_ok=True)
+        # Spark: the test's own statements (feed tables, their rows) run at the start of the next dbt
+        # run, in its driver (one JVM at a time owns the embedded metastore; see testing/spark.py)
+        hooks = "on-run-start: ['{{ auto_cdc_it_setup() }}']\n" if engine == "spark" else ""
         (self.path / "dbt_project.yml").write_text(
             f"name: {name}\nversion: '1.0'\nconfig-version: 2\nprofile: {name}\nmodel-paths: ['models']\n"
-            "macro-paths: ['macros']\nseed-paths: ['seeds']\ntest-paths: ['tests']\n"
+            "macro-paths: ['macros']\nseed-paths: ['seeds']\ntest-paths: ['tests']\n" + hooks
         )
         (self.path / "packages.yml").write_text(f"packages:\n  - local: {REPO}\n")
-        if engine == "duckdb":
+        self._pending: list[str] = []
+        self._cache: dict[str, list[dict]] | None = None
+        if engine == "spark":
+            self._write_setup()
+            params = "\n".join(f"        {json.dumps(k)}: {json.dumps(v)}" for k, v in self.spark_conf.items())
+            output = (f"type: spark\n      method: session\n      host: localhost\n      schema: '{self.schema}'\n"
+                      f"      threads: 4\n      server_side_parameters:\n{params}")
+        elif engine == "duckdb":
             output = f"type: duckdb\n      path: '{self.db_path}'\n      threads: 4"
         else:
             e = self.pg_env
@@ -92,6 +104,11 @@ class Project:
             [DBT, *args, "--project-dir", str(self.path), "--profiles-dir", str(self.path)],
             cwd=self.path, env=full_env, capture_output=True, text=True)
         result = Result(proc.returncode, proc.stdout + proc.stderr)
+        if self.engine == "spark":
+            self._cache = None
+            if args and args[0] in ("run", "build", "seed", "test", "snapshot"):
+                self._pending.clear()  # the on-run-start hook ran them
+                self._write_setup()
         if check and not result.ok:
             raise DbtError(f"dbt {' '.join(args)} failed:\n{result.output[-6000:]}")
         return result
@@ -118,7 +135,42 @@ class Project:
 
     # -- data --------------------------------------------------------------------------------
     def relation(self, name: str) -> str:
+        if self.engine == "spark":
+            return f"`{self.schema}`.`{name}`"
         return f'"{self.schema}"."{name}"'
+
+    # -- Spark: statements queued for the next dbt run, reads in a driver of their own ----------
+    def _write_setup(self) -> None:
+        body = "".join("{% call statement('it_setup_" + str(i) + "') %}" + sql + "{% endcall %}\n"
+                       for i, sql in enumerate(self._pending))
+        (self.path / "macros" / "auto_cdc_it_setup.sql").write_text(
+            "{% macro auto_cdc_it_setup() %}\n{% if execute %}\n"
+            + "{% call statement('it_schema') %}create database if not exists `" + self.schema + "`{% endcall %}\n"
+            + body + "{% endif %}\n{% endmacro %}\n")
+
+    def _queue(self, *sql: str) -> None:
+        self._pending.extend(sql)
+        self._cache = None
+        self._write_setup()
+
+    def _spark_read(self, queries: Mapping[str, str]) -> dict[str, list[dict]]:
+        """Run the queued statements, then the queries, in a short-lived local driver on the same
+        metastore and warehouse; returns each query's rows as dicts."""
+        import pickle
+        job = {"conf": self.spark_conf, "schema": self.schema, "pending": list(self._pending), "queries": dict(queries)}
+        proc = subprocess.run([sys.executable, "-m", "dbt_auto_cdc.testing.spark_read"], input=pickle.dumps(job),
+                              capture_output=True, env={**os.environ, "PYSPARK_PYTHON": sys.executable})
+        if proc.returncode != 0:
+            raise DbtError("Spark read failed:\n" + proc.stderr.decode(errors="replace")[-6000:])
+        self._pending.clear()
+        self._write_setup()
+        return pickle.loads(proc.stdout)
+
+    def read_all(self) -> dict[str, list[dict]]:
+        """Every table of the schema but the package's side tables, in one driver (Spark)."""
+        if self._cache is None:
+            self._cache = self._spark_read({"*": ""})
+        return self._cache
 
     def _connect(self):
         if self.engine == "duckdb":
@@ -137,6 +189,10 @@ class Project:
             con.close()
 
     def execute(self, sql: str, params: Sequence | None = None) -> None:
+        if self.engine == "spark":
+            assert not params, "Spark statements take no parameters"
+            self._queue(sql)
+            return
         con = self._connect()
         try:
             if self.engine == "duckdb":
@@ -148,6 +204,8 @@ class Project:
             self._done(con)
 
     def fetch(self, sql: str) -> list[tuple]:
+        if self.engine == "spark":
+            return [tuple(r.values()) for r in self._spark_read({"q": sql})["q"]]
         con = self._connect()
         try:
             if self.engine == "duckdb":
@@ -160,6 +218,11 @@ class Project:
 
     def rows(self, name: str) -> list[dict]:
         """Every row of a relation of this project's schema, as dicts."""
+        if self.engine == "spark":
+            tables = self.read_all()  # the metastore folds table names to lower case
+            if name.lower() not in tables:
+                tables = {name.lower(): self._spark_read({"q": f"select * from {self.relation(name)}"})["q"]}
+            return tables[name.lower()]
         con = self._connect()
         try:
             sql = f"select * from {self.relation(name)}"
@@ -181,6 +244,12 @@ class Project:
 
     def table(self, name: str, columns: Sequence[tuple[str, str]], rows: Iterable[Sequence[Any]] = ()) -> None:
         """(Re)create a table with the given (name, SQL type) columns and rows."""
+        if self.engine == "spark":
+            cols = ", ".join(f"`{c}` {spark_type(t)}" for c, t in columns)
+            self._queue(f"drop table if exists {self.relation(name)}",
+                        f"create table {self.relation(name)} ({cols}) using parquet")
+            self.insert(name, [c for c, _ in columns], rows)
+            return
         cols = ", ".join(f'"{c}" {t}' for c, t in columns)
         self.execute(f"drop table if exists {self.relation(name)}")
         self.execute(f"create table {self.relation(name)} ({cols})")
@@ -189,6 +258,11 @@ class Project:
     def insert(self, name: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
         rows = [tuple(r) for r in rows]
         if not rows:
+            return
+        if self.engine == "spark":
+            names = ", ".join(f"`{c}`" for c in columns)
+            values = ",\n".join("(" + ", ".join(spark_literal(v) for v in r) + ")" for r in rows)
+            self._queue(f"insert into {self.relation(name)} ({names}) values\n{values}")
             return
         names = ", ".join(f'"{c}"' for c in columns)
         con = self._connect()
@@ -216,6 +290,33 @@ class Project:
     def clean(self) -> None:
         self.close()
         shutil.rmtree(self.path, ignore_errors=True)
+
+
+SPARK_TYPES = {"integer": "int", "varchar": "string", "text": "string", "varchar[]": "array<string>",
+               "text[]": "array<string>"}
+
+
+def spark_type(sql_type: str) -> str:
+    return SPARK_TYPES.get(sql_type.lower(), sql_type)
+
+
+def spark_literal(value: Any) -> str:
+    """A Python value as a Spark SQL literal (Spark escapes quotes with a backslash)."""
+    import datetime
+    import decimal
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float, decimal.Decimal)):
+        return repr(value) if not isinstance(value, decimal.Decimal) else f"{value}BD"
+    if isinstance(value, datetime.datetime):
+        return f"timestamp'{value.isoformat(sep=' ')}'"
+    if isinstance(value, datetime.date):
+        return f"date'{value.isoformat()}'"
+    if isinstance(value, (list, tuple)):
+        return "array(" + ", ".join(spark_literal(v) for v in value) + ")"
+    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def _sort_key(row: Sequence[Any]) -> tuple:

@@ -32,6 +32,8 @@ NAMES = {
     "snapshot_suffix": "__auto_cdc_snapshot",
     "version": "__auto_cdc_version",
     "current": "__auto_cdc_current",
+    "bucket": "__auto_cdc_bucket",
+    "rewrite_suffix": "__auto_cdc_rewrite",
     "upsert": "upsert",
     "delete": "delete",
     "truncate": "truncate",

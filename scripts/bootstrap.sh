@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent environment setup: creates .venv in the repo root and installs the
-# project with its test extras (pip install -e ".[test]").
+# project with its test extras (pip install -e ".[test]"; ".[test,spark]" when
+# AUTO_CDC_ENGINES names spark).
 #
 #   bash scripts/bootstrap.sh
 #
@@ -82,7 +83,11 @@ if [ ! -x "$VENV/bin/python" ]; then
     fi
 fi
 
-stamp="$VENV/.bootstrap-$(hash_file pyproject.toml)"
+# The Spark tier (AUTO_CDC_ENGINES containing spark) needs the `spark` extra: pyspark and dbt-spark.
+extras="test"
+case "${AUTO_CDC_ENGINES:-}" in *spark*) extras="test,spark" ;; esac
+
+stamp="$VENV/.bootstrap-$(hash_file pyproject.toml)-${extras/,/-}"
 if [ -f "$stamp" ]; then
     exit 0
 fi
@@ -98,10 +103,10 @@ pip_quiet() {
     fi
 }
 
-say "installing the project into $VENV (pip install -e .[test])"
+say "installing the project into $VENV (pip install -e .[$extras])"
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 pip_quiet install -q --upgrade pip
-pip_quiet install -q -e ".[test]"
+pip_quiet install -q -e ".[$extras]"
 
 rm -f "$VENV"/.bootstrap-*
 touch "$stamp"

@@ -20,7 +20,19 @@ def pg_env():
     server.stop()
 
 
-@pytest.fixture(scope="session", params=ENGINES)
+@pytest.fixture(scope="session")
+def spark_cluster():
+    """A loopback Spark standalone cluster (a master, two workers), or local mode where it cannot
+    start; the Spark tier (tests/functional/test_spark.py) runs its dbt invocations against it."""
+    from dbt_auto_cdc.testing import spark
+    cluster = spark.start()
+    print(f"\n[spark] {cluster.mode}: {cluster.master_url}")
+    yield cluster
+    cluster.stop()
+
+
+# Spark has its own batched module (test_spark.py): one dbt invocation there costs tens of seconds.
+@pytest.fixture(scope="session", params=[e for e in ENGINES if e != "spark"])
 def engine(request):
     return request.param
 

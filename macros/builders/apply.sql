@@ -38,19 +38,16 @@
     {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.held, auto_cdc.held_rows_sql(args))) %}
   {%- endif -%}
   {#- hand edits of the affected keys become events first (macros/builders/edits.sql) -#}
-  {%- set edited_keys = auto_cdc._fold_target_edits(args, run_id) if incremental else 0 -%}
-  {%- do args.update({'has_edits': args.has_edits or edited_keys > 0}) -%}
-  {%- if args.cfg.scd == 'bitemporal' -%}
-    {% do auto_cdc._run_sql('delete from ' ~ args.log ~ ' as l using ' ~ args.new ~ ' as b where '
-          ~ auto_cdc._eq(args.cfg.key_columns + args.cfg.seq_columns, 'l', 'b')) %}
-  {%- elif args.has_edits -%}
+  {%- set edited_keys = auto_cdc.fold_target_edits(args, run_id) if incremental else 0 -%}
+  {%- if edited_keys > 0 or args.has_edits -%}
+    {%- do args.update({'has_edits': true}) -%}
     {%- for rel in [args.log, args.history] -%}
       {% do auto_cdc._run_sql(auto_cdc.drop_replaced_edits_sql(args, rel)) %}
     {%- endfor -%}
   {%- endif -%}
-  {% do auto_cdc._run_sql(auto_cdc.append_to_log_sql(args, run_id, args.log)) %}
+  {% do auto_cdc.log_new_events(args, run_id) %}
   {%- if args.get('history_ready') -%}
-    {% do auto_cdc._run_sql(auto_cdc.append_to_log_sql(args, run_id, args.history)) %}
+    {% do auto_cdc._run_sql(auto_cdc.append_to_history_sql(args, run_id)) %}
   {%- endif -%}
   {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.desired, auto_cdc.desired_rows_sql(args))) %}
   {% if not incremental %}
@@ -59,15 +56,14 @@
   {% endif %}
   {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.stale, auto_cdc.stale_rows_sql(args))) %}
   {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.missing, auto_cdc.missing_rows_sql(args))) %}
-  {% do auto_cdc._run_sql(auto_cdc.delete_stale_rows_sql(args)) %}
-  {% do auto_cdc._run_sql(auto_cdc.insert_missing_rows_sql(args)) %}
+  {% do auto_cdc.write_changes(args) %}
 
   {#- metrics (README "Metrics") and the change feed -#}
   {%- set pk = auto_cdc._change_key(args) -%}
   {%- set counts = auto_cdc._query('select (select count(*) from ' ~ args.batch ~ '), (select count(*) from ' ~ args.new ~ '), '
         ~ '(select count(*) from ' ~ args.missing ~ '), (select count(*) from ' ~ args.stale ~ '), '
-        ~ '(select count(*) from ' ~ args.stale ~ ' s where not exists (select 1 from ' ~ args.missing ~ ' m where '
-        ~ auto_cdc._eq(pk, 's', 'm') ~ '))').rows[0] -%}
+        ~ '(select count(*) from ' ~ args.stale ~ ' ' ~ auto_cdc._q(n.internal_prefix ~ 's') ~ ' where not exists (select 1 from '
+        ~ args.missing ~ ' m where ' ~ auto_cdc._eq(pk, auto_cdc._q(n.internal_prefix ~ 's'), 'm') ~ '))').rows[0] -%}
   {%- set metrics = {'events_read': counts[0] | int, 'events_applied': counts[1] | int, 'late_events': late_events,
                      'num_upserted_rows': counts[2] | int, 'num_deleted_rows': counts[4] | int, 'edited_keys': edited_keys} -%}
   {%- set commit_version = none -%}
@@ -82,7 +78,9 @@
 {% endmacro %}
 
 
-{#- New events whose key already had a later event applied: they land inside the history (R1). -#}
+{#- New events whose key already had a later event applied: they land inside the history (R1). The outer
+    alias is a reserved name: Spark resolves a name in a correlated subquery against the inner table's
+    columns first, so `b.x` would break on a log with a column `b`. -#}
 {% macro late_events_sql(args) -%}
   {%- set cfg = args.cfg -%}
   {%- set op = auto_cdc._q(auto_cdc._names().op) -%}

@@ -20,7 +20,16 @@
   Keys no run touches keep their hand rows untouched. Bitemporal targets are a record of what was
   known when; they take no hand edits (README).
 -#}
-{% macro _fold_target_edits(args, run_id) %}
+{% macro fold_target_edits(args, run_id) %}
+  {{ return(adapter.dispatch('fold_target_edits', 'auto_cdc')(args, run_id)) }}
+{% endmacro %}
+
+{#- Spark on parquet: tables take no UPDATE or DELETE, so hand edits cannot happen (README "Spark"). -#}
+{% macro spark__fold_target_edits(args, run_id) %}
+  {{ return(0) }}
+{% endmacro %}
+
+{% macro default__fold_target_edits(args, run_id) %}
   {%- if args.cfg.scd == 'bitemporal' -%}{{ return(0) }}{%- endif -%}
   {%- set cfg = args.cfg -%}
   {%- set n = auto_cdc._names() -%}

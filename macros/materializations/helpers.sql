@@ -153,6 +153,10 @@ drop table if exists {{ relation }}
 
 
 {% macro create_log_sql(args) %}
+  {{ return(adapter.dispatch('create_log_sql', 'auto_cdc')(args)) }}
+{% endmacro %}
+
+{% macro default__create_log_sql(args) %}
   {%- set n = auto_cdc._names() -%}
 create table {{ args.log }} as
 select {{ auto_cdc._cols(args.cfg.stored) }}, {{ auto_cdc._q(n.op) }}, cast(0 as {{ dbt.type_bigint() }}) as {{ auto_cdc._q(n.run) }},
@@ -164,6 +168,10 @@ where 1 = 0
 
 {#- One row per run: what it read, what it applied, how far its cursor reached. -#}
 {% macro create_runs_sql(args) %}
+  {{ return(adapter.dispatch('create_runs_sql', 'auto_cdc')(args)) }}
+{% endmacro %}
+
+{% macro default__create_runs_sql(args) %}
   {%- set n = auto_cdc._names() -%}
 create table {{ args.runs }} as
 select
@@ -184,6 +192,10 @@ where 1 = 0
 
 
 {% macro create_target_sql(args) %}
+  {{ return(adapter.dispatch('create_target_sql', 'auto_cdc')(args)) }}
+{% endmacro %}
+
+{% macro default__create_target_sql(args) %}
 create table {{ args.target }} as
 select * from {{ args.desired }} where 1 = 0
 {% endmacro %}
@@ -209,15 +221,26 @@ select * from {{ args.desired }} where 1 = 0
 {% endmacro %}
 
 
-{#- The run's new events into the log, or into the affected keys' history (which holds no truncates). -#}
-{% macro append_to_log_sql(args, run_id, relation) %}
+{#- The run's new events into the log. -#}
+{% macro append_to_log_sql(args, run_id) %}
+  {{ return(adapter.dispatch('append_to_log_sql', 'auto_cdc')(args, run_id)) }}
+{% endmacro %}
+
+{% macro default__append_to_log_sql(args, run_id) %}
   {%- set n = auto_cdc._names() -%}
-insert into {{ relation }} ({{ auto_cdc._cols(args.stored) }}, {{ auto_cdc._q(n.op) }}, {{ auto_cdc._q(n.run) }})
+insert into {{ args.log }} ({{ auto_cdc._cols(args.stored) }}, {{ auto_cdc._q(n.op) }}, {{ auto_cdc._q(n.run) }})
 select {{ auto_cdc._cols(args.stored) }}, {{ auto_cdc._q(n.op) }}, {{ run_id }}
 from {{ args.new }}
-{%- if relation != args.log %}
+{% endmacro %}
+
+
+{#- The run's new events into its history of the affected keys (which holds no truncates). -#}
+{% macro append_to_history_sql(args, run_id) %}
+  {%- set n = auto_cdc._names() -%}
+insert into {{ args.history }} ({{ auto_cdc._cols(args.stored) }}, {{ auto_cdc._q(n.op) }}, {{ auto_cdc._q(n.run) }})
+select {{ auto_cdc._cols(args.stored) }}, {{ auto_cdc._q(n.op) }}, {{ run_id }}
+from {{ args.new }}
 where {{ auto_cdc._q(n.op) }} <> '{{ n.truncate }}'
-{%- endif %}
 {% endmacro %}
 
 
@@ -250,7 +273,8 @@ select
   {%- set cfg = args.cfg -%}
   {%- set reserved = [n.start_at, n.end_at, n.system_start_at, n.system_end_at] | map('lower') | list -%}
   {%- set existing = [] -%}
-  {%- for col in adapter.get_columns_in_relation(args.target) if (col.name | lower) not in reserved -%}
+  {%- for col in adapter.get_columns_in_relation(args.target) if (col.name | lower) not in reserved
+        and not (col.name | lower).startswith(n.internal_prefix) -%}
     {%- do existing.append(col.name) -%}
   {%- endfor -%}
   {%- set added = [] -%}

@@ -1,0 +1,100 @@
+"""Spark vs DuckDB on the same auto_cdc job, and Spark's scaling with the target's size.
+
+The job: an SCD2 target of N keys (one event each), then a batch of B updates to B keys spread over
+the key space, read through cursor_column (so the run reads only the batch). We time the
+incremental run's model (dbt's own execution time in run_results.json, without the driver's start)
+at N and at 10 N with the same batch. On Spark the target is bucketed with spark_buckets = N /
+ROWS_PER_BUCKET, the sizing the README recommends, so a bucket holds about the same number of rows
+at both sizes and the batch's B keys touch at most B buckets: the rows the run rewrites, and so
+its time, should stay about flat (ratio near 1), where a full rewrite would grow 10x.
+
+    .venv/bin/python bench/spark_scaling.py [N] [B]        # defaults: 100000 and 10
+
+It starts its own loopback Spark cluster (dbt_auto_cdc.testing.spark), like the tests.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from dbt_auto_cdc.harness import Project  # noqa: E402
+
+ROWS_PER_BUCKET = 5000
+
+FEED = """
+{{ config(materialized='table') }}
+{%- set n = var('n') | int -%}{%- set b = var('b') | int -%}{%- set step = var('step') | int -%}
+select k, 1 as seq, 'v0' as val, 0 as loaded from {{ range_sql(n) }}
+{% if step > 0 %}
+union all
+select k * {{ (n // b) }} as k, 2 as seq, 'v1' as val, 1 as loaded from {{ range_sql(b) }}
+{% endif %}
+"""
+
+RANGE = """
+{% macro range_sql(n) %}{{ return(adapter.dispatch('range_sql')(n)) }}{% endmacro %}
+{% macro default__range_sql(n) %}(select range as k from range({{ n }})) r{% endmacro %}
+{% macro spark__range_sql(n) %}(select id as k from range({{ n }})) r{% endmacro %}
+"""
+
+
+def model_time(project: Project, name: str) -> float:
+    results = json.loads((project.path / "target" / "run_results.json").read_text())
+    return next(r["execution_time"] for r in results["results"] if r["unique_id"].endswith("." + name))
+
+
+def job(project: Project, n: int, b: int) -> dict:
+    buckets = max(1, n // ROWS_PER_BUCKET)
+    project.model("target_scd2", "select * from {{ ref('feed') }}", materialized="auto_cdc", keys=["k"],
+                  sequence_by="seq", stored_as_scd_type=2, cursor_column="loaded",
+                  except_column_list=["loaded"], spark_buckets=buckets)
+    vars_ = {"n": n, "b": b}
+    t = time.time()
+    project.run(extra=["--vars", json.dumps({**vars_, "step": 0})])
+    first = model_time(project, "target_scd2")
+    project.run(extra=["--vars", json.dumps({**vars_, "step": 1})])
+    incremental = model_time(project, "target_scd2")
+    return {"n": n, "batch": b, "buckets": buckets, "first_run_s": round(first, 1),
+            "incremental_s": round(incremental, 1), "wall_s": round(time.time() - t, 1)}
+
+
+def new_project(engine: str, conf: dict | None = None) -> Project:
+    p = Project(Path(tempfile.mkdtemp(prefix=f"bench_{engine}_")), engine, spark_conf=conf)
+    (p.path / "macros" / "range.sql").write_text(RANGE)
+    (p.path / "models" / "feed.sql").write_text(FEED)
+    return p
+
+
+def main() -> None:
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
+    b = int(sys.argv[2]) if len(sys.argv) > 2 else 10
+    from dbt_auto_cdc.testing import spark
+    rows = []
+    for size in (n, 10 * n):
+        d = new_project("duckdb")
+        rows.append(dict(engine="duckdb", **job(d, size, b)))
+        print(rows[-1], flush=True)
+        d.clean()
+    with spark.start() as cluster:
+        for size in (n, 10 * n):
+            p = new_project("spark", cluster.spark_conf())
+            rows.append(dict(engine=f"spark ({cluster.mode})", **job(p, size, b)))
+            print(rows[-1], flush=True)
+            p.clean()
+    print("\n| engine | target rows | batch | buckets | first run (s) | incremental run (s) |")
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['engine']} | {r['n']:,} | {r['batch']} | {r['buckets'] if 'spark' in r['engine'] else '-'} "
+              f"| {r['first_run_s']} | {r['incremental_s']} |")
+    for eng in ("duckdb", "spark"):
+        small, big = [r for r in rows if r["engine"].startswith(eng)]
+        print(f"{eng}: incremental run at 10x target / at 1x = {big['incremental_s'] / max(small['incremental_s'], 0.01):.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,229 @@
+"""A throwaway Spark standalone cluster on loopback for the Spark tier of the tests.
+
+Usage::
+
+    from dbt_auto_cdc.testing import spark
+
+    with spark.start() as cluster:
+        cluster.master_url           # spark://127.0.0.1:<port>, or local[2] in the fallback
+        cluster.profile_output()     # a dbt-spark `session` output for profiles.yml
+
+A master and two workers (one core each) are started with the scripts' own entry point
+(``bin/spark-class org.apache.spark.deploy.master.Master`` / ``...worker.Worker``) from the
+pyspark package, so every dbt invocation (a new driver, through dbt-spark's ``session`` method)
+runs its tasks in executor processes on both workers. When the cluster cannot start (no Java,
+ports refused, ...) ``start()`` falls back to ``local[2]`` mode, and says so in ``mode`` and on
+stderr; ``AUTO_CDC_SPARK_MASTER`` forces a master URL (``local[2]``, or an existing cluster).
+
+The catalog must outlive each driver: Hive support with an embedded Derby metastore at a fixed
+path under the cluster's temp dir, and a warehouse dir there too (a local path every process on
+this machine shares). Derby embedded admits one JVM at a time, so only one driver may run at once
+(the tests run dbt sequentially and read tables with `read_tables`, in a driver of its own).
+
+``python -m dbt_auto_cdc.testing.spark`` starts a cluster, prints its settings and waits.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+HOST = "127.0.0.1"
+START_TIMEOUT = 90.0
+
+
+def spark_home() -> Path:
+    import pyspark
+    return Path(pyspark.__file__).resolve().parent
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def _java_ok() -> bool:
+    java = shutil.which("java") or (os.environ.get("JAVA_HOME") and str(Path(os.environ["JAVA_HOME"]) / "bin" / "java"))
+    if not java:
+        return False
+    return subprocess.run([java, "-version"], capture_output=True).returncode == 0
+
+
+def ensure_java() -> None:
+    """Java 17 from apt when no java is found (root with apt-get only)."""
+    if _java_ok():
+        return
+    if shutil.which("apt-get") and hasattr(os, "geteuid") and os.geteuid() == 0:
+        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+        print("[dbt_auto_cdc.testing.spark] installing openjdk-17-jre-headless with apt-get", file=sys.stderr)
+        subprocess.run(["apt-get", "update", "-qq"], env=env, capture_output=True)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "openjdk-17-jre-headless"], env=env, capture_output=True)
+
+
+@dataclass
+class SparkCluster:
+    tmp_dir: Path
+    master_url: str
+    mode: str                                    # "standalone cluster (1 master, 2 workers)" or "local"
+    procs: list = field(default_factory=list)
+    conf: dict = field(default_factory=dict)
+
+    @property
+    def warehouse(self) -> Path:
+        return self.tmp_dir / "warehouse"
+
+    @property
+    def metastore(self) -> Path:
+        return self.tmp_dir / "metastore_db"
+
+    def spark_conf(self) -> dict[str, str]:
+        """The driver settings: the master, a shared warehouse and a persistent Derby metastore."""
+        conf = {
+            "spark.master": self.master_url,
+            "spark.sql.warehouse.dir": str(self.warehouse),
+            "spark.hadoop.javax.jdo.option.ConnectionURL": f"jdbc:derby:;databaseName={self.metastore};create=true",
+            "spark.driver.host": HOST,
+            "spark.driver.bindAddress": HOST,
+            "spark.driver.memory": "1g",
+            "spark.executor.memory": "768m",
+            "spark.sql.shuffle.partitions": "4",
+            "spark.default.parallelism": "4",
+            "spark.ui.enabled": "false",
+            "spark.sql.sources.partitionOverwriteMode": "dynamic",
+            "spark.sql.session.timeZone": "UTC",
+            "spark.driver.extraJavaOptions": f"-Dderby.system.home={self.tmp_dir} -Dderby.stream.error.file={self.tmp_dir}/derby.log",
+        }
+        conf.update(self.conf)
+        return conf
+
+    def profile_output(self, schema: str) -> str:
+        """A dbt-spark `session` output (YAML, indented for profiles.yml's `outputs:`)."""
+        lines = ["type: spark", "method: session", "host: localhost", f"schema: {schema}", "threads: 1",
+                 "server_side_parameters:"]
+        for k, v in self.spark_conf().items():
+            lines.append(f"  {json.dumps(k)}: {json.dumps(v)}")
+        return "\n      ".join(lines)
+
+    def env(self) -> dict[str, str]:
+        return {"AUTO_CDC_SPARK_CONF": json.dumps(self.spark_conf()), "AUTO_CDC_SPARK_MODE": self.mode}
+
+    def stop(self) -> None:
+        for p in reversed(self.procs):
+            if p.poll() is None:
+                p.terminate()
+        for p in reversed(self.procs):
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        self.procs.clear()
+        shutil.rmtree(self.tmp_dir, ignore_errors=True)
+
+    def __enter__(self) -> "SparkCluster":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def _wait_for_port(port: int, proc, timeout: float) -> bool:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            return False
+        with socket.socket() as s:
+            s.settimeout(0.5)
+            if s.connect_ex((HOST, port)) == 0:
+                return True
+        time.sleep(0.5)
+    return False
+
+
+def _registered_workers(ui_port: int) -> int:
+    import urllib.request
+    try:
+        with urllib.request.urlopen(f"http://{HOST}:{ui_port}/json/", timeout=2) as r:
+            return len([w for w in json.load(r).get("workers", []) if w.get("state") == "ALIVE"])
+    except Exception:  # noqa: BLE001
+        return 0
+
+
+def start(workers: int = 2) -> SparkCluster:
+    tmp = Path(tempfile.mkdtemp(prefix="auto_cdc_spark_"))
+    forced = os.environ.get("AUTO_CDC_SPARK_MASTER")
+    if forced:
+        return SparkCluster(tmp, forced, "local" if forced.startswith("local") else f"existing master {forced}")
+    ensure_java()
+    home = spark_home()
+    env = dict(os.environ, SPARK_HOME=str(home), SPARK_LOCAL_IP=HOST, SPARK_LOCAL_DIRS=str(tmp / "local"),
+               SPARK_WORKER_DIR=str(tmp / "work"), SPARK_LOG_DIR=str(tmp / "logs"), SPARK_DAEMON_MEMORY="256m",
+               SPARK_NO_DAEMONIZE="1")
+    spark_class = str(home / "bin" / "spark-class")
+    port, ui = _free_port(), _free_port()
+    cluster = SparkCluster(tmp, f"spark://{HOST}:{port}", f"standalone cluster (1 master, {workers} workers)")
+    logs = tmp / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    try:
+        master = subprocess.Popen(
+            [spark_class, "org.apache.spark.deploy.master.Master", "--host", HOST, "--port", str(port),
+             "--webui-port", str(ui)], env=env, stdout=open(logs / "master.log", "w"), stderr=subprocess.STDOUT,
+            start_new_session=True)
+        cluster.procs.append(master)
+        if not _wait_for_port(port, master, START_TIMEOUT):
+            raise RuntimeError("master did not start")
+        for i in range(workers):
+            w = subprocess.Popen(
+                [spark_class, "org.apache.spark.deploy.worker.Worker", "--host", HOST, "--cores", "1",
+                 "--memory", "1g", "--webui-port", str(_free_port()), "--work-dir", str(tmp / f"work{i}"),
+                 cluster.master_url], env=env, stdout=open(logs / f"worker{i}.log", "w"),
+                stderr=subprocess.STDOUT, start_new_session=True)
+            cluster.procs.append(w)
+        deadline = time.time() + START_TIMEOUT
+        while _registered_workers(ui) < workers:
+            if time.time() > deadline or any(p.poll() is not None for p in cluster.procs):
+                raise RuntimeError("workers did not register")
+            time.sleep(0.5)
+    except Exception as exc:  # noqa: BLE001 - fall back to local mode, and say so
+        print(f"[dbt_auto_cdc.testing.spark] standalone cluster could not start ({exc}); "
+              f"falling back to local[2] mode. Logs: {logs}", file=sys.stderr)
+        for p in cluster.procs:
+            if p.poll() is None:
+                p.kill()
+        cluster.procs.clear()
+        cluster.master_url, cluster.mode = "local[2]", "local"
+        # executors and the driver are one process in local mode: give it the memory
+        cluster.conf["spark.driver.memory"] = "2g"
+    return cluster
+
+
+def session(conf: dict[str, str]):
+    """A SparkSession with the cluster's settings (the catalog the dbt runs use)."""
+    from pyspark.sql import SparkSession
+    builder = SparkSession.builder.appName("auto_cdc_tests").enableHiveSupport()
+    for k, v in conf.items():
+        builder = builder.config(k, v)
+    return builder.getOrCreate()
+
+
+if __name__ == "__main__":
+    import signal
+    c = start()
+    print(json.dumps({"master": c.master_url, "mode": c.mode, "conf": c.spark_conf()}, indent=2), flush=True)
+
+    def _stop(*_):
+        c.stop()
+        sys.exit(0)
+    # SIGTERM too: a background job's SIGINT may be ignored; the daemons run in sessions of their own
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+    while True:
+        time.sleep(3600)
