@@ -58,12 +58,31 @@
     begin one (auto_begin=False), and on Postgres dbt's commit needs the transaction it began (R8). -#}
 {% macro _run_sql(sql) %}
   {% call statement('auto_cdc', auto_begin=True) %}{{ sql }}{% endcall %}
+  {% do auto_cdc._fault_point() %}
 {% endmacro %}
 
 {#- A query's rows (an agate table), inside the run's transaction. -#}
 {% macro _query(sql) %}
   {% call statement('auto_cdc_query', fetch_result=True, auto_begin=True) %}{{ sql }}{% endcall %}
-  {% do return(load_result('auto_cdc_query').table) %}
+  {%- set table = load_result('auto_cdc_query').table -%}
+  {% do auto_cdc._fault_point() %}
+  {% do return(table) %}
+{% endmacro %}
+
+{#- Test-only fault injection (tests/functional/test_faults.py); a no-op unless the var
+    `auto_cdc_fault_after_statement` is set. Then every statement of the run is numbered in dbt's log
+    ("auto_cdc statement <n>"), and after statement number <var> the run stalls inside its open
+    transaction (pg_sleep, which DuckDB has too) so that the test can kill it exactly there. -#}
+{% macro _fault_point() %}
+  {%- set after = var('auto_cdc_fault_after_statement', none) -%}
+  {%- if after is not none -%}
+    {%- do model.update({'auto_cdc_statements': model.get('auto_cdc_statements', 0) + 1}) -%}
+    {%- do log('auto_cdc statement ' ~ model.auto_cdc_statements, info=false) -%}
+    {%- if model.auto_cdc_statements == after | int -%}
+      {%- do log('auto_cdc fault point: stalling after statement ' ~ after, info=true) -%}
+      {% call statement('auto_cdc_fault', auto_begin=True) %}select pg_sleep(3600){% endcall %}
+    {%- endif -%}
+  {%- endif -%}
 {% endmacro %}
 
 {#- A single value from a one-row, one-column query. -#}
