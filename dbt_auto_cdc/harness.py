@@ -29,15 +29,16 @@ def jinja_literal(value: Any) -> str:
     if isinstance(value, (int, float)):
         return repr(value)
     if isinstance(value, str):
-        # Jinja string literals do not unescape backslashes: pick a quote the string lacks
-        if '"' not in value:
-            return '"' + value + '"'
-        if "'" not in value:
-            return "'" + value + "'"
-        return " ~ ".join(jinja_literal(part) if part else "''" for part in value.replace('"', '\x00"\x00').split("\x00"))
+        # Jinja's lexer reads backslash escapes in string literals (a trailing backslash would end none)
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
     if isinstance(value, Mapping):
         return "{" + ", ".join(f"{json.dumps(k)}: {jinja_literal(v)}" for k, v in value.items()) + "}"
     return "[" + ", ".join(jinja_literal(v) for v in value) + "]"
+
+
+def quote(identifier: str) -> str:
+    """A SQL identifier, quoted (an embedded double quote doubled)."""
+    return '"' + identifier.replace('"', '""') + '"'
 
 
 @dataclass
@@ -181,7 +182,7 @@ class Project:
 
     def table(self, name: str, columns: Sequence[tuple[str, str]], rows: Iterable[Sequence[Any]] = ()) -> None:
         """(Re)create a table with the given (name, SQL type) columns and rows."""
-        cols = ", ".join(f'"{c}" {t}' for c, t in columns)
+        cols = ", ".join(f'{quote(c)} {t}' for c, t in columns)
         self.execute(f"drop table if exists {self.relation(name)}")
         self.execute(f"create table {self.relation(name)} ({cols})")
         self.insert(name, [c for c, _ in columns], rows)
@@ -190,7 +191,7 @@ class Project:
         rows = [tuple(r) for r in rows]
         if not rows:
             return
-        names = ", ".join(f'"{c}"' for c in columns)
+        names = ", ".join(quote(c) for c in columns)
         con = self._connect()
         try:
             if self.engine == "duckdb":
@@ -198,8 +199,8 @@ class Project:
                 con.executemany(f"insert into {self.relation(name)} ({names}) values ({marks})", rows)
             else:
                 from psycopg2.extras import execute_values
-                with con.cursor() as cur:
-                    execute_values(cur, f"insert into {self.relation(name)} ({names}) values %s", rows)
+                with con.cursor() as cur:  # a % in a column name is not a placeholder
+                    execute_values(cur, f"insert into {self.relation(name)} ({names.replace('%', '%%')}) values %s", rows)
         finally:
             self._done(con)
 

@@ -1,13 +1,15 @@
-{#- Small SQL fragments shared by the builders. Every identifier goes through adapter.quote, so
-    mixed-case and unusual column names work on every engine. -#}
+{#- Small SQL fragments shared by the builders. Every identifier goes through _q, so mixed-case and
+    unusual column names work on every engine. -#}
 
-{% macro _q(name) %}{{ return(adapter.quote(name)) }}{% endmacro %}
+{#- adapter.quote does not escape a double quote inside the name (dbt-postgres and dbt-duckdb both
+    just wrap it): doubling it first makes `a"b` one identifier, never SQL text. -#}
+{% macro _q(name) %}{{ return(adapter.quote(name | replace('"', '""'))) }}{% endmacro %}
 
 {#- `p."a", p."b"` -#}
 {% macro _cols(names, prefix=none) -%}
   {%- set out = [] -%}
   {%- for n in names -%}
-    {%- do out.append((prefix ~ '.' if prefix else '') ~ adapter.quote(n)) -%}
+    {%- do out.append((prefix ~ '.' if prefix else '') ~ auto_cdc._q(n)) -%}
   {%- endfor -%}
   {{- return(out | join(', ')) -}}
 {%- endmacro %}
@@ -16,7 +18,7 @@
 {% macro _eq(names, l, r) -%}
   {%- set out = [] -%}
   {%- for n in names -%}
-    {%- do out.append(l ~ '.' ~ adapter.quote(n) ~ ' = ' ~ r ~ '.' ~ adapter.quote(n)) -%}
+    {%- do out.append(l ~ '.' ~ auto_cdc._q(n) ~ ' = ' ~ r ~ '.' ~ auto_cdc._q(n)) -%}
   {%- endfor -%}
   {{- return(out | join(' and ') if out else '1 = 1') -}}
 {%- endmacro %}
@@ -25,7 +27,7 @@
 {% macro _same(names, l, r) -%}
   {%- set out = [] -%}
   {%- for n in names -%}
-    {%- do out.append(l ~ '.' ~ adapter.quote(n) ~ ' is not distinct from ' ~ r ~ '.' ~ adapter.quote(n)) -%}
+    {%- do out.append(l ~ '.' ~ auto_cdc._q(n) ~ ' is not distinct from ' ~ r ~ '.' ~ auto_cdc._q(n)) -%}
   {%- endfor -%}
   {{- return(out | join(' and ') if out else '1 = 1') -}}
 {%- endmacro %}
@@ -34,7 +36,7 @@
 {% macro _seq_order(seqs, prefix=none, desc=false) -%}
   {%- set out = [] -%}
   {%- for n in seqs -%}
-    {%- do out.append((prefix ~ '.' if prefix else '') ~ adapter.quote(n) ~ (' desc' if desc else '')) -%}
+    {%- do out.append((prefix ~ '.' if prefix else '') ~ auto_cdc._q(n) ~ (' desc' if desc else '')) -%}
   {%- endfor -%}
   {{- return(out | join(', ')) -}}
 {%- endmacro %}
@@ -46,9 +48,9 @@
   {%- for i in range(n) -%}
     {%- set parts = [] -%}
     {%- for j in range(i) -%}
-      {%- do parts.append(a ~ '.' ~ adapter.quote(seqs[j]) ~ ' = ' ~ b ~ '.' ~ adapter.quote(seqs[j])) -%}
+      {%- do parts.append(a ~ '.' ~ auto_cdc._q(seqs[j]) ~ ' = ' ~ b ~ '.' ~ auto_cdc._q(seqs[j])) -%}
     {%- endfor -%}
-    {%- do parts.append(a ~ '.' ~ adapter.quote(seqs[i]) ~ ' < ' ~ b ~ '.' ~ adapter.quote(seqs[i])) -%}
+    {%- do parts.append(a ~ '.' ~ auto_cdc._q(seqs[i]) ~ ' < ' ~ b ~ '.' ~ auto_cdc._q(seqs[i])) -%}
     {%- do terms.append('(' ~ (parts | join(' and ')) ~ ')') -%}
   {%- endfor -%}
   {{- return('(' ~ (terms | join(' or ')) ~ ')') -}}
