@@ -151,8 +151,9 @@ def faulted_run(project, full_refresh: bool, k: int | None, rng: random.Random, 
         return "completed"
     if restart:
         pg_server.restart()
-        project.close()
-        project._pg = None
+        if project._pg is not None:  # the harness's connection died with the server (not project.close(): it drops the schema)
+            project._pg.close()
+            project._pg = None
         proc.wait(timeout=120)
         return "restarted"
     os.killpg(proc.pid, signal.SIGKILL)
