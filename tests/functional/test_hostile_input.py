@@ -92,13 +92,16 @@ def test_values_round_trip_exactly(project, rows):
 IDENTIFIER = st.one_of(
     st.sampled_from(['select', 'from', 'order', 'group', 'user', 'Key', 'MiXeD', 'a b', 'a"b', "a'b", 'a.b', '%s',
                      'ключ', '日付', 'é', '{{ x }}', '--c', 'a;b', '"', "'", '\\']),
-    st.text(st.characters(blacklist_categories=["Cs", "Cc"]), min_size=1, max_size=12).filter(lambda s: s.strip() == s))
+    # engines fold case with their own unicode tables: names whose case mapping is not one-to-one are left out
+    st.text(st.characters(blacklist_categories=["Cs", "Cc"]), min_size=1, max_size=12).filter(
+        lambda s: s.strip() == s and len(s.lower()) == len(s) == len(s.upper()) and s.lower() == s.casefold()
+        and s.upper().lower() == s.lower()))
 
 
 @st.composite
 def identifier_sets(draw):
     names = draw(st.lists(IDENTIFIER, min_size=4, max_size=4,
-                          unique_by=lambda s: s.lower()))  # unique even where an engine folds case
+                          unique_by=lambda s: s.casefold()))  # unique even where an engine folds case
     return names
 
 
