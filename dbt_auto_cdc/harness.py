@@ -29,8 +29,16 @@ def jinja_literal(value: Any) -> str:
     if isinstance(value, (int, float)):
         return repr(value)
     if isinstance(value, str):
-        # Jinja's lexer reads backslash escapes in string literals (a trailing backslash would end none)
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        # dbt's static parser does not unescape backslashes in string literals, Jinja's lexer does: a literal
+        # never holds one (a backslash is `"%c" | format(92)`, which also sends the model to Jinja), and
+        # takes a quote the string lacks
+        if "\\" in value:
+            return "(" + ' ~ ("%c" | format(92)) ~ '.join(jinja_literal(part) for part in value.split("\\")) + ")"
+        if '"' not in value:
+            return '"' + value + '"'
+        if "'" not in value:
+            return "'" + value + "'"
+        return " ~ ".join(jinja_literal(part) if part else "''" for part in value.replace('"', '\x00"\x00').split("\x00"))
     if isinstance(value, Mapping):
         return "{" + ", ".join(f"{json.dumps(k)}: {jinja_literal(v)}" for k, v in value.items()) + "}"
     return "[" + ", ".join(jinja_literal(v) for v in value) + "]"
