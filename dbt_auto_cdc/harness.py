@@ -29,7 +29,11 @@ def jinja_literal(value: Any) -> str:
     if isinstance(value, (int, float)):
         return repr(value)
     if isinstance(value, str):
-        # Jinja string literals do not unescape backslashes: pick a quote the string lacks
+        # dbt's static parser does not unescape backslashes in string literals, Jinja's lexer does: a literal
+        # never holds one (a backslash is `"%c" | format(92)`, which also sends the model to Jinja), and
+        # takes a quote the string lacks
+        if "\\" in value:
+            return "(" + ' ~ ("%c" | format(92)) ~ '.join(jinja_literal(part) for part in value.split("\\")) + ")"
         if '"' not in value:
             return '"' + value + '"'
         if "'" not in value:
@@ -38,6 +42,11 @@ def jinja_literal(value: Any) -> str:
     if isinstance(value, Mapping):
         return "{" + ", ".join(f"{json.dumps(k)}: {jinja_literal(v)}" for k, v in value.items()) + "}"
     return "[" + ", ".join(jinja_literal(v) for v in value) + "]"
+
+
+def quote(identifier: str) -> str:
+    """A SQL identifier, quoted (an embedded double quote doubled)."""
+    return '"' + identifier.replace('"', '""') + '"'
 
 
 @dataclass
@@ -250,7 +259,7 @@ class Project:
                         f"create table {self.relation(name)} ({cols}) using parquet")
             self.insert(name, [c for c, _ in columns], rows)
             return
-        cols = ", ".join(f'"{c}" {t}' for c, t in columns)
+        cols = ", ".join(f'{quote(c)} {t}' for c, t in columns)
         self.execute(f"drop table if exists {self.relation(name)}")
         self.execute(f"create table {self.relation(name)} ({cols})")
         self.insert(name, [c for c, _ in columns], rows)
@@ -264,7 +273,7 @@ class Project:
             values = ",\n".join("(" + ", ".join(spark_literal(v) for v in r) + ")" for r in rows)
             self._queue(f"insert into {self.relation(name)} ({names}) values\n{values}")
             return
-        names = ", ".join(f'"{c}"' for c in columns)
+        names = ", ".join(quote(c) for c in columns)
         con = self._connect()
         try:
             if self.engine == "duckdb":
@@ -272,8 +281,8 @@ class Project:
                 con.executemany(f"insert into {self.relation(name)} ({names}) values ({marks})", rows)
             else:
                 from psycopg2.extras import execute_values
-                with con.cursor() as cur:
-                    execute_values(cur, f"insert into {self.relation(name)} ({names}) values %s", rows)
+                with con.cursor() as cur:  # a % in a column name is not a placeholder
+                    execute_values(cur, f"insert into {self.relation(name)} ({names.replace('%', '%%')}) values %s", rows)
         finally:
             self._done(con)
 

@@ -1,13 +1,15 @@
-{#- Small SQL fragments shared by the builders. Every identifier goes through adapter.quote, so
-    mixed-case and unusual column names work on every engine. -#}
+{#- Small SQL fragments shared by the builders. Every identifier goes through _q, so mixed-case and
+    unusual column names work on every engine. -#}
 
-{% macro _q(name) %}{{ return(adapter.quote(name)) }}{% endmacro %}
+{#- adapter.quote does not escape a double quote inside the name (dbt-postgres and dbt-duckdb both
+    just wrap it): doubling it first makes `a"b` one identifier, never SQL text. -#}
+{% macro _q(name) %}{{ return(adapter.quote(name | replace('"', '""'))) }}{% endmacro %}
 
 {#- `p."a", p."b"` -#}
 {% macro _cols(names, prefix=none) -%}
   {%- set out = [] -%}
   {%- for n in names -%}
-    {%- do out.append((prefix ~ '.' if prefix else '') ~ adapter.quote(n)) -%}
+    {%- do out.append((prefix ~ '.' if prefix else '') ~ auto_cdc._q(n)) -%}
   {%- endfor -%}
   {{- return(out | join(', ')) -}}
 {%- endmacro %}
@@ -16,7 +18,7 @@
 {% macro _eq(names, l, r) -%}
   {%- set out = [] -%}
   {%- for n in names -%}
-    {%- do out.append(l ~ '.' ~ adapter.quote(n) ~ ' = ' ~ r ~ '.' ~ adapter.quote(n)) -%}
+    {%- do out.append(l ~ '.' ~ auto_cdc._q(n) ~ ' = ' ~ r ~ '.' ~ auto_cdc._q(n)) -%}
   {%- endfor -%}
   {{- return(out | join(' and ') if out else '1 = 1') -}}
 {%- endmacro %}
@@ -25,7 +27,7 @@
 {% macro _same(names, l, r) -%}
   {%- set out = [] -%}
   {%- for n in names -%}
-    {%- do out.append(l ~ '.' ~ adapter.quote(n) ~ ' is not distinct from ' ~ r ~ '.' ~ adapter.quote(n)) -%}
+    {%- do out.append(l ~ '.' ~ auto_cdc._q(n) ~ ' is not distinct from ' ~ r ~ '.' ~ auto_cdc._q(n)) -%}
   {%- endfor -%}
   {{- return(out | join(' and ') if out else '1 = 1') -}}
 {%- endmacro %}
@@ -34,7 +36,7 @@
 {% macro _seq_order(seqs, prefix=none, desc=false) -%}
   {%- set out = [] -%}
   {%- for n in seqs -%}
-    {%- do out.append((prefix ~ '.' if prefix else '') ~ adapter.quote(n) ~ (' desc' if desc else '')) -%}
+    {%- do out.append((prefix ~ '.' if prefix else '') ~ auto_cdc._q(n) ~ (' desc' if desc else '')) -%}
   {%- endfor -%}
   {{- return(out | join(', ')) -}}
 {%- endmacro %}
@@ -46,9 +48,9 @@
   {%- for i in range(n) -%}
     {%- set parts = [] -%}
     {%- for j in range(i) -%}
-      {%- do parts.append(a ~ '.' ~ adapter.quote(seqs[j]) ~ ' = ' ~ b ~ '.' ~ adapter.quote(seqs[j])) -%}
+      {%- do parts.append(a ~ '.' ~ auto_cdc._q(seqs[j]) ~ ' = ' ~ b ~ '.' ~ auto_cdc._q(seqs[j])) -%}
     {%- endfor -%}
-    {%- do parts.append(a ~ '.' ~ adapter.quote(seqs[i]) ~ ' < ' ~ b ~ '.' ~ adapter.quote(seqs[i])) -%}
+    {%- do parts.append(a ~ '.' ~ auto_cdc._q(seqs[i]) ~ ' < ' ~ b ~ '.' ~ auto_cdc._q(seqs[i])) -%}
     {%- do terms.append('(' ~ (parts | join(' and ')) ~ ')') -%}
   {%- endfor -%}
   {{- return('(' ~ (terms | join(' or ')) ~ ')') -}}
@@ -58,12 +60,31 @@
     begin one (auto_begin=False), and on Postgres dbt's commit needs the transaction it began (R8). -#}
 {% macro _run_sql(sql) %}
   {% call statement('auto_cdc', auto_begin=True) %}{{ sql }}{% endcall %}
+  {% do auto_cdc._fault_point() %}
 {% endmacro %}
 
 {#- A query's rows (an agate table), inside the run's transaction. -#}
 {% macro _query(sql) %}
   {% call statement('auto_cdc_query', fetch_result=True, auto_begin=True) %}{{ sql }}{% endcall %}
-  {% do return(load_result('auto_cdc_query').table) %}
+  {%- set table = load_result('auto_cdc_query').table -%}
+  {% do auto_cdc._fault_point() %}
+  {% do return(table) %}
+{% endmacro %}
+
+{#- Test-only fault injection (tests/functional/test_faults.py); a no-op unless the var
+    `auto_cdc_fault_after_statement` is set. Then every statement of the run is numbered in dbt's log
+    ("auto_cdc statement <n>"), and after statement number <var> the run stalls inside its open
+    transaction (pg_sleep, which DuckDB has too) so that the test can kill it exactly there. -#}
+{% macro _fault_point() %}
+  {%- set after = var('auto_cdc_fault_after_statement', none) -%}
+  {%- if after is not none -%}
+    {%- do model.update({'auto_cdc_statements': model.get('auto_cdc_statements', 0) + 1}) -%}
+    {%- do log('auto_cdc statement ' ~ model.auto_cdc_statements, info=false) -%}
+    {%- if model.auto_cdc_statements == after | int -%}
+      {%- do log('auto_cdc fault point: stalling after statement ' ~ after, info=true) -%}
+      {% call statement('auto_cdc_fault', auto_begin=True) %}select pg_sleep(3600){% endcall %}
+    {%- endif -%}
+  {%- endif -%}
 {% endmacro %}
 
 {#- A single value from a one-row, one-column query. -#}

@@ -13,11 +13,17 @@ ENGINES = [e.strip() for e in os.environ.get("AUTO_CDC_ENGINES", "duckdb,postgre
 
 
 @pytest.fixture(scope="session")
-def pg_env():
+def pg_server():
+    """The session's Postgres server (dbt_auto_cdc.testing.postgres.PgServer; fault tests restart it)."""
     from dbt_auto_cdc.testing import postgres
     server = postgres.start()
-    yield server.env()
+    yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def pg_env(pg_server):
+    return pg_server.env()
 
 
 @pytest.fixture(scope="session")

@@ -8,6 +8,10 @@
 
   {%- set n = auto_cdc._names() -%}
 
+  {{ run_hooks(pre_hooks, inside_transaction=False) }}
+  -- the model's lock, held until the commit: a concurrent run of the same model waits (helpers.sql)
+  {% do auto_cdc.lock_model(this) %}
+
   -- relations: the target, its event log and run log, this run's temp tables
   {%- set existing_relation = load_cached_relation(this) -%}
   {%- set target_relation = this.incorporate(type='table') -%}
@@ -21,8 +25,7 @@
   {%- set source_sql = auto_cdc._model_sql(incremental) -%}
   {%- set cfg = auto_cdc._resolve_config(get_columns_in_query(source_sql)) -%}
 
-  {{ run_hooks(pre_hooks, inside_transaction=False) }}
-  -- `BEGIN` happens here:
+  -- inside the run's transaction (begun by the lock on Postgres):
   {{ run_hooks(pre_hooks, inside_transaction=True) }}
 
   -- stage the feed

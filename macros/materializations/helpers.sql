@@ -368,3 +368,53 @@ select
   {%- for c in changed if (both[c] | lower) != (before[c] | lower) -%}{%- do widen.update({c: both[c]}) -%}{%- endfor -%}
   {{ return(widen) }}
 {% endmacro %}
+
+
+{#-
+  Concurrent runs of one model (README "Guarantees"): the run holds its model's lock from its first
+  statement to its commit, so a second run of the same model waits, then applies only what the first
+  did not (R2). Called first thing after the outside-transaction pre-hooks, before the relations are
+  looked up: dbt's relation cache was filled when the invocation started, so once the lock is held
+  the cache is brought up to date for the target and its bookkeeping, which the other run may have
+  created or dropped meanwhile.
+-#}
+{% macro lock_model(relation) %}
+  {{ return(adapter.dispatch('lock_model', 'auto_cdc')(relation)) }}
+{% endmacro %}
+
+{#- DuckDB: a database file is open in one process at a time (DuckDB's file lock), and one dbt
+    invocation never runs a model twice, so two runs of one model cannot overlap. -#}
+{% macro default__lock_model(relation) %}
+{% endmacro %}
+
+{#- Postgres: a transaction-level advisory lock on the target's name, released by the commit or
+    rollback, or when the session dies (a killed run). -#}
+{% macro postgres__lock_model(relation) %}
+  {%- set n = auto_cdc._names() -%}
+  {%- set key = "hashtext('auto_cdc'), hashtext('" ~ (relation.render() | replace("'", "''")) ~ "')" -%}
+  {%- if not auto_cdc._scalar('select pg_try_advisory_xact_lock(' ~ key ~ ')') -%}
+    {%- do log("auto_cdc model '" ~ model.name ~ "': another run of this model is applying to " ~ relation
+          ~ "; waiting for it to finish", info=true) -%}
+    {% do auto_cdc._run_sql('select pg_advisory_xact_lock(' ~ key ~ ')') %}
+  {%- endif -%}
+  {%- set names = [relation.identifier] -%}
+  {%- for suffix in [n.log_suffix, n.runs_suffix, n.changes_suffix] -%}
+    {%- do names.append(auto_cdc._side_relation(relation, suffix).identifier) -%}
+  {%- endfor -%}
+  {%- set quoted = [] -%}
+  {%- for name in names -%}{%- do quoted.append("'" ~ (name | replace("'", "''")) ~ "'") -%}{%- endfor -%}
+  {%- set found = {} -%}
+  {%- for row in auto_cdc._query("select c.relname, c.relkind from pg_class c join pg_namespace s on s.oid = c.relnamespace "
+        ~ "where s.nspname = '" ~ (relation.schema | replace("'", "''")) ~ "' and c.relname in (" ~ (quoted | join(', ')) ~ ")").rows -%}
+    {%- do found.update({row[0]: 'view' if row[1] in ['v', 'm'] else 'table'}) -%}
+  {%- endfor -%}
+  {%- for name in names -%}
+    {%- set rel = relation.incorporate(path={'identifier': name}) -%}
+    {%- set cached = load_cached_relation(rel) -%}
+    {%- if name in found and cached is none -%}
+      {%- do adapter.cache_added(rel.incorporate(type=found[name])) -%}
+    {%- elif name not in found and cached is not none -%}
+      {%- do adapter.cache_dropped(cached) -%}
+    {%- endif -%}
+  {%- endfor -%}
+{% endmacro %}
