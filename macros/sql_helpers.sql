@@ -5,6 +5,13 @@
     just wrap it): doubling it first makes `a"b` one identifier, never SQL text. -#}
 {% macro _q(name) %}{{ return(adapter.quote(name | replace('"', '""'))) }}{% endmacro %}
 
+{#- `(k=1, s=2)` for a result row whose first values are the given columns'. -#}
+{% macro _describe_row(row, columns) -%}
+  {%- set parts = [] -%}
+  {%- for c in columns -%}{%- do parts.append(c ~ '=' ~ row[loop.index0]) -%}{%- endfor -%}
+  {{- return('(' ~ (parts | join(', ')) ~ ')') -}}
+{%- endmacro %}
+
 {#- `p."a", p."b"` -#}
 {% macro _cols(names, prefix=none) -%}
   {%- set out = [] -%}

@@ -57,6 +57,9 @@
   {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.stale, auto_cdc.stale_rows_sql(args))) %}
   {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.missing, auto_cdc.missing_rows_sql(args))) %}
   {% do auto_cdc.write_changes(args) %}
+  {%- if not incremental -%}
+    {% do auto_cdc.analyze_relations([args.target, args.log]) %}
+  {%- endif -%}
 
   {#- metrics (README "Metrics") and the change feed -#}
   {%- set pk = auto_cdc._change_key(args) -%}

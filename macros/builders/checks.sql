@@ -53,9 +53,7 @@
     {%- if unknown.rows | length > 0 -%}
       {%- set shown = [] -%}
       {%- for row in unknown.rows[:5] -%}
-        {%- set parts = [] -%}
-        {%- for c in cfg.key_columns -%}{%- do parts.append(c ~ '=' ~ row[loop.index0]) -%}{%- endfor -%}
-        {%- do shown.append("'" ~ row[-1] ~ "' for (" ~ (parts | join(', ')) ~ ")") -%}
+        {%- do shown.append("'" ~ row[-1] ~ "' for " ~ auto_cdc._describe_row(row, cfg.key_columns)) -%}
       {%- endfor -%}
       {%- do problems.append("columns_to_update column '" ~ cfg.columns_to_update ~ "' names unknown columns in "
             ~ (unknown.rows | length) ~ " case(s): " ~ (shown | join(', '))) -%}
@@ -84,11 +82,7 @@
     {%- set conflicts = auto_cdc._query(sql) -%}
     {%- if conflicts.rows | length > 0 -%}
       {%- set shown = [] -%}
-      {%- for row in conflicts.rows[:5] -%}
-        {%- set parts = [] -%}
-        {%- for c in identity -%}{%- do parts.append(c ~ '=' ~ row[loop.index0]) -%}{%- endfor -%}
-        {%- do shown.append('(' ~ (parts | join(', ')) ~ ')') -%}
-      {%- endfor -%}
+      {%- for row in conflicts.rows[:5] -%}{%- do shown.append(auto_cdc._describe_row(row, identity)) -%}{%- endfor -%}
       {%- do problems.append("conflicting events (same key and sequence, different operation or values) for "
             ~ (conflicts.rows | length) ~ " key/sequence pair(s): " ~ (shown | join(', '))
             ~ ((' and ' ~ (conflicts.rows | length - 5) ~ ' more') if conflicts.rows | length > 5 else '')) -%}

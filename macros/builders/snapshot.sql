@@ -149,9 +149,7 @@ where {{ next_v }} is not null and ({{ key_next_v }} is null or {{ key_next_v }}
     {%- if dups.rows | length > 0 -%}
       {%- set shown = [] -%}
       {%- for row in dups.rows[:5] -%}
-        {%- set parts = [] -%}
-        {%- for c in cfg.key_columns -%}{%- do parts.append(c ~ '=' ~ row[loop.index0]) -%}{%- endfor -%}
-        {%- do shown.append('(' ~ (parts | join(', ')) ~ ') in version ' ~ row[-1]) -%}
+        {%- do shown.append(auto_cdc._describe_row(row, cfg.key_columns) ~ ' in version ' ~ row[-1]) -%}
       {%- endfor -%}
       {%- do problems.append("duplicate keys within one snapshot, " ~ (dups.rows | length) ~ " case(s): " ~ (shown | join(', '))) -%}
     {%- endif -%}

@@ -201,6 +201,23 @@ select * from {{ args.desired }} where 1 = 0
 {% endmacro %}
 
 
+{#- Statistics for tables the run has just filled (the first run's target and log). -#}
+{% macro analyze_relations(relations) %}
+  {{ return(adapter.dispatch('analyze_relations', 'auto_cdc')(relations)) }}
+{% endmacro %}
+
+{% macro default__analyze_relations(relations) %}
+{% endmacro %}
+
+{#- Postgres: autovacuum analyzes a new table only later; until then the planner guesses its size and
+    scans it whole instead of using the key indexes. -#}
+{% macro postgres__analyze_relations(relations) %}
+  {%- for relation in relations -%}
+    {% do auto_cdc._run_sql('analyze ' ~ relation) %}
+  {%- endfor -%}
+{% endmacro %}
+
+
 {#- Indexes where the engine uses them for the apply's lookups by key. -#}
 {% macro create_key_indexes(args) %}
   {{ return(adapter.dispatch('create_key_indexes', 'auto_cdc')(args)) }}
