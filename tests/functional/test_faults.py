@@ -236,7 +236,9 @@ def test_faults_mid_run_leave_the_target_equal_to_the_reference_model(project, r
             failures.append(f"{label}\n  target {case.actual(project)}\n  expected {case.expected()}")
         failures += [f"{label}\n  {p}" for p in check_change_feed(project, case)]
         if isinstance(case, Case) and case.use_cursor:
-            cursors = [r["cursor_value"] for r in project.rows(case.name + "__auto_cdc_runs")]
+            # a run that has read no row yet records no cursor (NULL)
+            cursors = [r["cursor_value"] for r in project.rows(case.name + "__auto_cdc_runs")
+                       if r["cursor_value"] is not None]
             if str(max(cursors, key=lambda c: int(c))) != str(max(r["loaded"] for r in case.rows)):
                 failures.append(f"{label}\n  cursor {cursors}")
     counts["mismatches"] = len(failures)
