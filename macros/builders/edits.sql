@@ -63,25 +63,23 @@ where l.{{ auto_cdc._q(n.edit) }}
 {% endmacro %}
 
 
-{#- Affected keys whose target rows are not the rows the log yields. -#}
+{#- Affected keys whose target rows are not the rows the log yields: the keys of the rows whose count
+    differs between the two, found by one grouping over both (GROUP BY treats NULLs as equal), which is
+    cheaper than anti-joining each side with the other on every column. -#}
 {% macro edited_keys_sql(args) %}
   {%- set cfg = args.cfg -%}
-  {%- set cols = args.target_columns -%}
+  {%- set cols = auto_cdc._cols(args.target_columns) -%}
+  {%- set side = auto_cdc._q(auto_cdc._names().internal_prefix ~ 'side') -%}
 select distinct {{ auto_cdc._cols(cfg.key_columns) }} from (
-  select {{ auto_cdc._cols(cfg.key_columns, 't') }}
-  from {{ args.held }} t
-  where not exists (
-    select 1 from {{ args.recorded }} r
-    where {{ auto_cdc._eq(cfg.key_columns, 'r', 't') }} and {{ auto_cdc._same(cols, 'r', 't') }}
-  )
-  union all
-  select {{ auto_cdc._cols(cfg.key_columns, 'r') }}
-  from {{ args.recorded }} r
-  where not exists (
-    select 1 from {{ args.held }} t
-    where {{ auto_cdc._eq(cfg.key_columns, 't', 'r') }} and {{ auto_cdc._same(cols, 't', 'r') }}
-  )
-) d
+  select {{ cols }}
+  from (
+    select {{ cols }}, 1 as {{ side }} from {{ args.held }}
+    union all
+    select {{ cols }}, -1 as {{ side }} from {{ args.recorded }}
+  ) both_sides
+  group by {{ cols }}
+  having sum({{ side }}) <> 0
+) differing
 {% endmacro %}
 
 
