@@ -83,3 +83,18 @@ E4_AFTER = [
      ("A", "XFv2", _t("12:15:43"), _t("12:30:00"), _t("12:30:00"), None)],
 ]
 E4_TARGET_COLUMNS = ["CompanyId", "datapoints", "__START_AT", "__END_AT", "__SYSTEM_START_AT", "__SYSTEM_END_AT"]
+
+
+# SPEC E2 and E3 (snapshots): the snapshot table's columns, the versions' rows (userId, city) and the expected
+# SCD2 (userId, city, __START_AT, __END_AT) and SCD1 tables.
+SNAPSHOT_COLUMNS = [("userId", "integer"), ("city", "varchar"), ("version", "integer")]
+E2_V0 = [(1, "Oaxaca"), (2, "Monterrey"), (3, "Tijuana")]
+E2_V1 = [(2, "Carmel"), (3, "Los Angeles"), (4, "Death Valley"), (6, "Kings Canyon")]
+E2_SCD2 = [(1, "Oaxaca", 0, 1), (2, "Monterrey", 0, 1), (2, "Carmel", 1, None), (3, "Tijuana", 0, 1),
+           (3, "Los Angeles", 1, None), (4, "Death Valley", 1, None), (6, "Kings Canyon", 1, None)]
+E2_SCD1 = [(2, "Carmel"), (3, "Los Angeles"), (4, "Death Valley"), (6, "Kings Canyon")]
+E3_V1 = [(1, "Oaxaca"), (2, "Monterrey"), (3, "Tijuana")]
+E3_V2 = [(2, "Carmel"), (3, "Los Angeles"), (4, "Death Valley")]
+E3_SCD2 = [(1, "Oaxaca", 1, 2), (2, "Monterrey", 1, 2), (2, "Carmel", 2, None), (3, "Tijuana", 1, 2),
+           (3, "Los Angeles", 2, None), (4, "Death Valley", 2, None)]
+E3_SCD1 = [(2, "Carmel"), (3, "Los Angeles"), (4, "Death Valley")]

@@ -4,15 +4,12 @@ import shutil
 import pytest
 from hypothesis import given, strategies as st
 
+from dbt_auto_cdc import fixtures as fx
 from dbt_auto_cdc.cases import PROPERTY_SETTINGS, SnapshotCase, check_batch
 from dbt_auto_cdc.harness import REPO, ordered, target_rows
 
-SNAP = [("userId", "integer"), ("city", "varchar"), ("version", "integer")]
-E2_V0 = [(1, "Oaxaca"), (2, "Monterrey"), (3, "Tijuana")]
-E2_V1 = [(2, "Carmel"), (3, "Los Angeles"), (4, "Death Valley"), (6, "Kings Canyon")]
-E2_SCD2 = [(1, "Oaxaca", 0, 1), (2, "Monterrey", 0, 1), (2, "Carmel", 1, None), (3, "Tijuana", 0, 1),
-           (3, "Los Angeles", 1, None), (4, "Death Valley", 1, None), (6, "Kings Canyon", 1, None)]
-E2_SCD1 = [(2, "Carmel"), (3, "Los Angeles"), (4, "Death Valley"), (6, "Kings Canyon")]
+SNAP = fx.SNAPSHOT_COLUMNS
+E2_V0, E2_V1, E2_SCD2, E2_SCD1 = fx.E2_V0, fx.E2_V1, fx.E2_SCD2, fx.E2_SCD1
 CFG = dict(materialized="auto_cdc_snapshot", keys=["userId"], snapshot_version="version")
 
 

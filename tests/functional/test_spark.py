@@ -37,17 +37,9 @@ E1_MODELS = {
 }
 E1_BATCHES = [fx.E1_FEED[:3], fx.E1_FEED[3:6], fx.E1_FEED[6:], fx.E1_FEED]  # the last run replays it all (R2)
 
-SNAP = [("userId", "integer"), ("city", "varchar"), ("version", "integer")]
-E2_V0 = [(1, "Oaxaca"), (2, "Monterrey"), (3, "Tijuana")]
-E2_V1 = [(2, "Carmel"), (3, "Los Angeles"), (4, "Death Valley"), (6, "Kings Canyon")]
-E2_SCD2 = [(1, "Oaxaca", 0, 1), (2, "Monterrey", 0, 1), (2, "Carmel", 1, None), (3, "Tijuana", 0, 1),
-           (3, "Los Angeles", 1, None), (4, "Death Valley", 1, None), (6, "Kings Canyon", 1, None)]
-E2_SCD1 = [(2, "Carmel"), (3, "Los Angeles"), (4, "Death Valley"), (6, "Kings Canyon")]
-E3_V1 = [(1, "Oaxaca"), (2, "Monterrey"), (3, "Tijuana")]
-E3_V2 = [(2, "Carmel"), (3, "Los Angeles"), (4, "Death Valley")]
-E3_SCD2 = [(1, "Oaxaca", 1, 2), (2, "Monterrey", 1, 2), (2, "Carmel", 2, None), (3, "Tijuana", 1, 2),
-           (3, "Los Angeles", 2, None), (4, "Death Valley", 2, None)]
-E3_SCD1 = [(2, "Carmel"), (3, "Los Angeles"), (4, "Death Valley")]
+SNAP = fx.SNAPSHOT_COLUMNS
+E2_V0, E2_V1, E2_SCD2, E2_SCD1 = fx.E2_V0, fx.E2_V1, fx.E2_SCD2, fx.E2_SCD1
+E3_V1, E3_V2, E3_SCD2, E3_SCD1 = fx.E3_V1, fx.E3_V2, fx.E3_SCD2, fx.E3_SCD1
 SNAP_CFG = dict(materialized="auto_cdc_snapshot", keys=["userId"], snapshot_version="version")
 LAST = "{{ auto_cdc.last_snapshot_version() }}"
 
