@@ -5,6 +5,10 @@
     just wrap it): doubling it first makes `a"b` one identifier, never SQL text. -#}
 {% macro _q(name) %}{{ return(adapter.quote(name | replace('"', '""'))) }}{% endmacro %}
 
+{#- A table alias no column can be named (`__auto_cdc_<name>`): in a correlated subquery Spark resolves
+    `s.x` against the inner tables' columns first, so a plain alias breaks on a column named `s`. -#}
+{% macro _alias(name) %}{{ return(adapter.quote(auto_cdc._names().internal_prefix ~ name)) }}{% endmacro %}
+
 {#- `(k=1, s=2)` for a result row whose first values are the given columns'. -#}
 {% macro _describe_row(row, columns) -%}
   {%- set parts = [] -%}

@@ -12,11 +12,6 @@
   column). The queries below with correlated subqueries alias their tables with reserved names.
 -#}
 
-{#- Reserved table aliases (see above). -#}
-{% macro _spark_alias(name) %}
-  {{ return(adapter.quote(auto_cdc._names().internal_prefix ~ name)) }}
-{% endmacro %}
-
 {#- The bucket count of a target: config `spark_buckets` (default 16) on the first run, kept in the
     event log's table properties afterwards, since changing it would move keys between buckets. -#}
 {% macro _spark_buckets(args) %}
@@ -79,6 +74,25 @@ create table {{ relation }} using parquet as
 {% endmacro %}
 
 
+{#- on_schema_change on parquet: columns are added with ADD COLUMNS; a parquet (v1) table cannot drop a
+    column or change its type (dbt-spark refuses the same, asking for Delta), so such a change fails
+    the run before anything is written. -#}
+{% macro spark__add_column_sql(relation, column, type) -%}
+alter table {{ relation }} add columns ({{ auto_cdc._q(column) }} {{ type }})
+{%- endmacro %}
+
+{% macro spark__check_schema_changes(dropped, widened) %}
+  {%- if auto_cdc._spark_has_merge() or not (dropped or widened) -%}{{ return(none) }}{%- endif -%}
+  {%- set changes = [] -%}
+  {%- for c in dropped -%}{%- do changes.append('drop ' ~ c) -%}{%- endfor -%}
+  {%- for c, t in widened.items() -%}{%- do changes.append(c ~ ' to ' ~ t) -%}{%- endfor -%}
+  {%- do exceptions.raise_compiler_error("auto_cdc model '" ~ model.name ~ "': the source's columns changed ("
+        ~ (changes | join(', ')) ~ ") and a " ~ auto_cdc._spark_format() ~ " table on Spark cannot drop a column or change its type. "
+        ~ "Run with --full-refresh; or keep the table's columns and types with on_schema_change 'ignore' "
+        ~ "(or 'append_new_columns' when no type changed); or use file_format delta or iceberg") -%}
+{% endmacro %}
+
+
 {% macro spark__create_log_sql(args) %}
   {%- set n = auto_cdc._names() -%}
 create table {{ args.log }}
@@ -92,9 +106,9 @@ from {{ args.batch }}
 where 1 = 0
 {% endmacro %}
 
-{% macro spark__create_runs_sql(args) %}
-  {%- set sql = auto_cdc.default__create_runs_sql(args) -%}
-  {{ return(sql | replace('create table ' ~ args.runs ~ ' as', 'create table ' ~ args.runs ~ ' using ' ~ auto_cdc._spark_format() ~ ' as', 1)) }}
+{% macro spark__create_table_as_sql(relation, sql) %}
+create table {{ relation }} using {{ auto_cdc._spark_format() }} as
+{{ sql }}
 {% endmacro %}
 
 {#- The target: the model's columns, then the bucket column it is partitioned by. -#}
@@ -159,7 +173,7 @@ from {{ args.new }}
   {%- set buckets = auto_cdc._spark_bucket_list('select distinct ' ~ auto_cdc._spark_bucket_expr(args) ~ ' from ' ~ args.new) -%}
   {%- if not buckets -%}{{ return(none) }}{%- endif -%}
   {%- set columns = args.stored + [n.op, n.run] -%}
-  {%- set l, b = auto_cdc._spark_alias('l'), auto_cdc._spark_alias('b') -%}
+  {%- set l, b = auto_cdc._alias('l'), auto_cdc._alias('b') -%}
   {%- set sql -%}
 select {{ auto_cdc._cols(columns, l) }}, {{ l }}.{{ auto_cdc._q(n.bucket) }}
 from {{ args.log }} {{ l }}
@@ -195,7 +209,7 @@ from {{ args.new }}
         ~ ' union select ' ~ auto_cdc._spark_bucket_expr(args) ~ ' from ' ~ args.missing) -%}
   {%- if not buckets -%}{{ return(none) }}{%- endif -%}
   {%- set rewrite = auto_cdc._temp_relation(args.target, n.rewrite_suffix) -%}
-  {%- set t, s = auto_cdc._spark_alias('t'), auto_cdc._spark_alias('s') -%}
+  {%- set t, s = auto_cdc._alias('t'), auto_cdc._alias('s') -%}
   {%- set sql -%}
 select {{ auto_cdc._cols(cols, t) }}, {{ t }}.{{ auto_cdc._q(n.bucket) }}
 from {{ args.target }} {{ t }}
@@ -245,7 +259,7 @@ explode(split(substr({{ expr }}, 2, length({{ expr }}) - 2), ','))
   {%- set cfg = args.cfg -%}
   {%- set n = auto_cdc._names() -%}
   {%- set op = auto_cdc._q(n.op) -%}
-  {%- set b, l = auto_cdc._spark_alias('b'), auto_cdc._spark_alias('l') -%}
+  {%- set b, l = auto_cdc._alias('b'), auto_cdc._alias('l') -%}
   {%- if cfg.scd == 'bitemporal' -%}
     {%- set st = auto_cdc._q(cfg.system_seq) -%}
     {%- set rest = [] -%}
@@ -277,31 +291,41 @@ where not exists (
 {% endmacro %}
 
 
-{#- default__stale_rows_sql with reserved aliases. -#}
+{#- The affected keys' target rows, read from their buckets only (a literal list prunes the rest). -#}
+{% macro spark__held_rows_sql(args) %}
+  {%- set n = auto_cdc._names() -%}
+  {%- set buckets = auto_cdc._spark_bucket_list('select distinct ' ~ auto_cdc._spark_bucket_expr(args) ~ ' from ' ~ args.affected) -%}
+{{ auto_cdc.default__held_rows_sql(args) }}
+where t.{{ auto_cdc._q(n.bucket) }} in ({{ (buckets or [-1]) | join(', ') }})
+{% endmacro %}
+
+
+{#- default__stale_rows_sql with reserved aliases: the affected keys' target rows (held) that the
+    recomputation no longer produces. -#}
 {% macro spark__stale_rows_sql(args) %}
-  {%- set cfg = args.cfg -%}
-  {%- set t, a, d = auto_cdc._spark_alias('t'), auto_cdc._spark_alias('a'), auto_cdc._spark_alias('d') -%}
-select {{ auto_cdc._cols(args.target_columns, t) }}
-from {{ args.target }} {{ t }}
-join {{ args.affected }} {{ a }} on {{ auto_cdc._eq(cfg.key_columns, t, a) }}
+  {%- if not args.incremental -%}{{ return(auto_cdc.default__stale_rows_sql(args)) }}{%- endif -%}
+  {%- set h, d = auto_cdc._alias('h'), auto_cdc._alias('d') -%}
+select {{ auto_cdc._cols(args.target_columns, h) }}
+from {{ args.held }} {{ h }}
 where not exists (
   select 1 from {{ args.desired }} {{ d }}
-  where {{ auto_cdc._eq(cfg.key_columns, d, t) }}
-    and {{ auto_cdc._same(args.target_columns, d, t) }}
+  where {{ auto_cdc._eq(args.cfg.key_columns, d, h) }}
+    and {{ auto_cdc._same(args.target_columns, d, h) }}
 )
 {% endmacro %}
 
 
-{#- default__missing_rows_sql with reserved aliases. -#}
+{#- default__missing_rows_sql with reserved aliases: recomputed rows the affected keys' target rows
+    (held) do not have. -#}
 {% macro spark__missing_rows_sql(args) %}
-  {%- set cfg = args.cfg -%}
-  {%- set t, d = auto_cdc._spark_alias('t'), auto_cdc._spark_alias('d') -%}
+  {%- if not args.incremental -%}{{ return(auto_cdc.default__missing_rows_sql(args)) }}{%- endif -%}
+  {%- set h, d = auto_cdc._alias('h'), auto_cdc._alias('d') -%}
 select {{ auto_cdc._cols(args.target_columns, d) }}
 from {{ args.desired }} {{ d }}
 where not exists (
-  select 1 from {{ args.target }} {{ t }}
-  where {{ auto_cdc._eq(cfg.key_columns, t, d) }}
-    and {{ auto_cdc._same(args.target_columns, t, d) }}
+  select 1 from {{ args.held }} {{ h }}
+  where {{ auto_cdc._eq(args.cfg.key_columns, h, d) }}
+    and {{ auto_cdc._same(args.target_columns, h, d) }}
 )
 {% endmacro %}
 

@@ -198,6 +198,10 @@ where exists (select 1 from {{ args.new }} where {{ op }} = '{{ n.truncate }}')
 
 {#- The target's rows of the affected keys, read once (incremental runs: the first run has no target). -#}
 {% macro held_rows_sql(args) %}
+  {{ return(adapter.dispatch('held_rows_sql', 'auto_cdc')(args)) }}
+{% endmacro %}
+
+{% macro default__held_rows_sql(args) %}
 select {{ auto_cdc._cols(args.target_columns, 't') }}
 from {{ args.target }} t
 join {{ args.affected }} a on {{ auto_cdc._eq(args.cfg.key_columns, 't', 'a') }}

@@ -21,24 +21,25 @@
   {%- set pk = auto_cdc._change_key(args) -%}
   {%- set ts = "cast('" ~ run_started_at.strftime("%Y-%m-%d %H:%M:%S.%f") ~ "' as " ~ dbt.type_timestamp() ~ ")" -%}
   {%- if adapter.get_relation(args.changes.database, args.changes.schema, args.changes.identifier) is none -%}
-    {% do auto_cdc._run_sql('create table ' ~ args.changes ~ ' as select ' ~ auto_cdc._cols(args.target_columns)
+    {% do auto_cdc._run_sql(auto_cdc.create_table_as_sql(args.changes, 'select ' ~ auto_cdc._cols(args.target_columns)
           ~ ', cast(null as ' ~ dbt.type_string() ~ ') as _change_type, cast(0 as ' ~ dbt.type_bigint()
-          ~ ') as _commit_version, ' ~ ts ~ ' as _commit_timestamp from ' ~ args.missing ~ ' where 1 = 0') %}
+          ~ ') as _commit_version, ' ~ ts ~ ' as _commit_timestamp from ' ~ args.missing ~ ' where 1 = 0')) %}
   {%- endif -%}
   {%- set version = auto_cdc._scalar('select coalesce(max(_commit_version), 0) + 1 from ' ~ args.changes) | int -%}
+  {%- set s, m = auto_cdc._alias('s'), auto_cdc._alias('m') -%}
   {%- set sql -%}
 insert into {{ args.changes }} ({{ auto_cdc._cols(args.target_columns) }}, _change_type, _commit_version, _commit_timestamp)
-select {{ auto_cdc._cols(args.target_columns, 's') }},
-       case when exists (select 1 from {{ args.missing }} m where {{ auto_cdc._eq(pk, 'm', 's') }})
+select {{ auto_cdc._cols(args.target_columns, s) }},
+       case when exists (select 1 from {{ args.missing }} {{ m }} where {{ auto_cdc._eq(pk, m, s) }})
             then 'update_preimage' else 'delete' end,
        {{ version }}, {{ ts }}
-from {{ args.stale }} s
+from {{ args.stale }} {{ s }}
 union all
-select {{ auto_cdc._cols(args.target_columns, 'm') }},
-       case when exists (select 1 from {{ args.stale }} s where {{ auto_cdc._eq(pk, 's', 'm') }})
+select {{ auto_cdc._cols(args.target_columns, m) }},
+       case when exists (select 1 from {{ args.stale }} {{ s }} where {{ auto_cdc._eq(pk, s, m) }})
             then 'update_postimage' else 'insert' end,
        {{ version }}, {{ ts }}
-from {{ args.missing }} m
+from {{ args.missing }} {{ m }}
   {%- endset -%}
   {% do auto_cdc._run_sql(sql) %}
   {{ return(version) }}

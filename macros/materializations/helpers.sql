@@ -167,13 +167,24 @@ where 1 = 0
 
 
 {#- One row per run: what it read, what it applied, how far its cursor reached. -#}
+{#- A permanent table from a query (the run log, the change feed); Spark says which file format. -#}
+{% macro create_table_as_sql(relation, sql) %}
+  {{ return(adapter.dispatch('create_table_as_sql', 'auto_cdc')(relation, sql)) }}
+{% endmacro %}
+
+{% macro default__create_table_as_sql(relation, sql) %}
+create table {{ relation }} as
+{{ sql }}
+{% endmacro %}
+
+
 {% macro create_runs_sql(args) %}
   {{ return(adapter.dispatch('create_runs_sql', 'auto_cdc')(args)) }}
 {% endmacro %}
 
 {% macro default__create_runs_sql(args) %}
   {%- set n = auto_cdc._names() -%}
-create table {{ args.runs }} as
+  {%- set sql -%}
 select
   cast(0 as {{ dbt.type_bigint() }}) as run_id,
   cast(null as {{ dbt.type_timestamp() }}) as run_started_at,
@@ -188,6 +199,8 @@ select
   cast(0 as {{ dbt.type_bigint() }}) as edited_keys
 from {{ args.batch }}
 where 1 = 0
+  {%- endset -%}
+  {{ return(auto_cdc.create_table_as_sql(args.runs, sql)) }}
 {% endmacro %}
 
 
@@ -317,6 +330,7 @@ select
   {%- endif -%}
   {%- set add = added if mode in ['append_new_columns', 'sync_all_columns'] else [] -%}
   {%- set drop = removed if mode == 'sync_all_columns' else [] -%}
+  {% do auto_cdc.check_schema_changes(drop, widen) %}
   {%- set output = [] -%}
   {%- for c in existing if c not in drop -%}{%- do output.append(auto_cdc._resolve_column(c, cfg.output) or c) -%}{%- endfor -%}
   {%- set output = output + add -%}
@@ -335,7 +349,7 @@ select
     {%- set changes = adapter.get_relation(args.changes.database, args.changes.schema, args.changes.identifier) if args.get('changes') else none -%}
     {%- for c in args.add_columns -%}
       {%- for rel in [args.target, args.log] + ([changes] if changes is not none else []) -%}
-        {% do auto_cdc._run_sql('alter table ' ~ rel ~ ' add column ' ~ auto_cdc._q(c) ~ ' ' ~ types[c]) %}
+        {% do auto_cdc._run_sql(auto_cdc.add_column_sql(rel, c, types[c])) %}
       {%- endfor -%}
     {%- endfor -%}
   {%- endif -%}
@@ -353,6 +367,24 @@ select
     {%- endfor -%}
   {%- endif -%}
 {% endmacro %}
+
+
+{#- Whether the target's table format can take the planned changes (columns dropped, types widened);
+    raises a clear error before anything is written when it cannot. -#}
+{% macro check_schema_changes(dropped, widened) %}
+  {{ return(adapter.dispatch('check_schema_changes', 'auto_cdc')(dropped, widened)) }}
+{% endmacro %}
+
+{% macro default__check_schema_changes(dropped, widened) %}{% endmacro %}
+
+
+{% macro add_column_sql(relation, column, type) %}
+  {{ return(adapter.dispatch('add_column_sql', 'auto_cdc')(relation, column, type)) }}
+{% endmacro %}
+
+{% macro default__add_column_sql(relation, column, type) -%}
+alter table {{ relation }} add column {{ auto_cdc._q(column) }} {{ type }}
+{%- endmacro %}
 
 
 {#-
