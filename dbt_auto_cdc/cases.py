@@ -21,6 +21,23 @@ PROPERTY_SETTINGS = settings(
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
+def draw_example(strategy, seed: int):
+    """One value of a hypothesis strategy, the same for the same seed (and hypothesis version): the
+    third example hypothesis generates under that seed (the first ones tend to be the simplest)."""
+    from hypothesis import given, seed as with_seed
+    drawn = []
+
+    @with_seed(seed)
+    @settings(max_examples=3, database=None, deadline=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(strategy)
+    def collect(value):
+        drawn.append(value)
+
+    collect()
+    return drawn[-1]
+
+
 def check_batch(project: Project, batch) -> None:
     """Install every case, deliver each run's rows and run dbt once per run (the first a full refresh,
     as each example reuses the project), then compare every target with the reference model."""

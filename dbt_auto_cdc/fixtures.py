@@ -98,3 +98,29 @@ E3_V2 = [(2, "Carmel"), (3, "Los Angeles"), (4, "Death Valley")]
 E3_SCD2 = [(1, "Oaxaca", 1, 2), (2, "Monterrey", 1, 2), (2, "Carmel", 2, None), (3, "Tijuana", 1, 2),
            (3, "Los Angeles", 2, None), (4, "Death Valley", 2, None)]
 E3_SCD1 = [(2, "Carmel"), (3, "Los Angeles"), (4, "Death Valley")]
+
+
+# Change data feed (SPEC section 4): three runs over an SCD1 and an SCD2 target of one feed; run 2
+# updates key 1, deletes key 2 and inserts key 3, run 3 brings a late event for key 1 (which splits
+# the SCD2 history). The expected change feeds: (id, a, [__START_AT, __END_AT,] _change_type,
+# _commit_version).
+CDF_COLUMNS = [("id", "integer"), ("seq", "integer"), ("op", "varchar"), ("a", "varchar")]
+CDF_CONFIG = dict(materialized="auto_cdc", keys=["id"], sequence_by="seq", apply_as_deletes="op = 'D'",
+                  except_column_list=["op", "seq"], change_data_feed=True)
+CDF_BATCHES = [[(1, 1, "U", "a1"), (2, 1, "U", "b1")],
+               [(1, 5, "U", "a5"), (2, 5, "D", None), (3, 5, "U", "c5")],
+               [(1, 3, "U", "a3")]]
+CDF_SCD1_CHANGES = [
+    (1, "a1", "insert", 1), (2, "b1", "insert", 1),
+    (1, "a1", "update_preimage", 2), (1, "a5", "update_postimage", 2), (2, "b1", "delete", 2), (3, "c5", "insert", 2)]
+CDF_SCD2_CHANGES = [
+    (1, "a1", 1, None, "insert", 1), (2, "b1", 1, None, "insert", 1),
+    (1, "a1", 1, None, "update_preimage", 2), (1, "a1", 1, 5, "update_postimage", 2), (1, "a5", 5, None, "insert", 2),
+    (2, "b1", 1, None, "update_preimage", 2), (2, "b1", 1, 5, "update_postimage", 2), (3, "c5", 5, None, "insert", 2),
+    (1, "a1", 1, 5, "update_preimage", 3), (1, "a1", 1, 3, "update_postimage", 3), (1, "a3", 3, 5, "insert", 3)]
+# a downstream auto_cdc model that consumes only the new changes (cursor on _commit_version) and
+# rebuilds its upstream target from them: format with cols (select list) and up (the upstream model)
+CDF_DOWNSTREAM_SQL = ("select {cols}, _commit_version, _change_type from {{{{ auto_cdc.table_changes(ref('{up}'), 1) }}}} as c "
+                      "where _change_type <> 'update_preimage'")
+CDF_DOWNSTREAM_CONFIG = dict(materialized="auto_cdc", sequence_by="_commit_version", cursor_column="_commit_version",
+                             apply_as_deletes="_change_type = 'delete'", except_column_list=["_commit_version", "_change_type"])

@@ -175,10 +175,11 @@ class Project:
         self._write_setup()
         return pickle.loads(proc.stdout)
 
-    def read_all(self) -> dict[str, list[dict]]:
-        """Every table of the schema but the package's side tables, in one driver (Spark)."""
+    def read_all(self, side_tables: Sequence[str] = ()) -> dict[str, list[dict]]:
+        """Every table of the schema but the package's side tables (those named are read too), in one
+        driver (Spark)."""
         if self._cache is None:
-            self._cache = self._spark_read({"*": ""})
+            self._cache = self._spark_read({"*": "", **{t.lower(): f"select * from {self.relation(t)}" for t in side_tables}})
         return self._cache
 
     def _connect(self):

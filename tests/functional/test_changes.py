@@ -4,12 +4,8 @@ import json
 from dbt_auto_cdc import fixtures as fx
 from dbt_auto_cdc.harness import ordered, target_rows
 
-FEED = [("id", "integer"), ("seq", "integer"), ("op", "varchar"), ("a", "varchar")]
-BASE = dict(materialized="auto_cdc", keys=["id"], sequence_by="seq", apply_as_deletes="op = 'D'",
-            except_column_list=["op", "seq"], change_data_feed=True)
-# a downstream model that consumes only new changes and rebuilds the target from them
-DOWNSTREAM = ("select {cols}, _commit_version, _change_type from {{{{ auto_cdc.table_changes(ref('{up}'), 1) }}}} as c "
-              "where _change_type <> 'update_preimage'")
+FEED, BASE = fx.CDF_COLUMNS, fx.CDF_CONFIG
+DOWNSTREAM = fx.CDF_DOWNSTREAM_SQL
 
 
 def changes(project, name):
@@ -19,30 +15,19 @@ def changes(project, name):
 
 
 def test_table_changes_of_two_runs_and_a_downstream_model(project):
-    project.table("feed", FEED, [(1, 1, "U", "a1"), (2, 1, "U", "b1")])
+    project.table("feed", FEED, fx.CDF_BATCHES[0])
     project.feed_model("scd1", "feed", **BASE)
     project.feed_model("scd2", "feed", **BASE, stored_as_scd_type=2)
-    project.model("scd1_copy", DOWNSTREAM.format(cols="id, a", up="scd1"), materialized="auto_cdc", keys=["id"],
-                  sequence_by="_commit_version", cursor_column="_commit_version", apply_as_deletes="_change_type = 'delete'",
-                  except_column_list=["_commit_version", "_change_type"])
+    project.model("scd1_copy", DOWNSTREAM.format(cols="id, a", up="scd1"), keys=["id"], **fx.CDF_DOWNSTREAM_CONFIG)
     project.model("scd2_copy", DOWNSTREAM.format(cols='id, a, "__START_AT" as start_at, "__END_AT" as end_at', up="scd2"),
-                  materialized="auto_cdc", keys=["id", "start_at"], sequence_by="_commit_version",
-                  cursor_column="_commit_version", apply_as_deletes="_change_type = 'delete'",
-                  except_column_list=["_commit_version", "_change_type"])
+                  keys=["id", "start_at"], **fx.CDF_DOWNSTREAM_CONFIG)
     project.run()
     # run 2: key 1 updated, key 2 deleted, key 3 inserted; then a late event for key 1 (SCD2: splits history)
-    project.insert("feed", ["id", "seq", "op", "a"], [(1, 5, "U", "a5"), (2, 5, "D", None), (3, 5, "U", "c5")])
-    project.run()
-    project.insert("feed", ["id", "seq", "op", "a"], [(1, 3, "U", "a3")])
-    project.run()
-    assert changes(project, "scd1") == sorted([
-        (1, "a1", "insert", 1), (2, "b1", "insert", 1),
-        (1, "a1", "update_preimage", 2), (1, "a5", "update_postimage", 2), (2, "b1", "delete", 2), (3, "c5", "insert", 2)], key=repr)
-    assert changes(project, "scd2") == sorted([
-        (1, "a1", 1, None, "insert", 1), (2, "b1", 1, None, "insert", 1),
-        (1, "a1", 1, None, "update_preimage", 2), (1, "a1", 1, 5, "update_postimage", 2), (1, "a5", 5, None, "insert", 2),
-        (2, "b1", 1, None, "update_preimage", 2), (2, "b1", 1, 5, "update_postimage", 2), (3, "c5", 5, None, "insert", 2),
-        (1, "a1", 1, 5, "update_preimage", 3), (1, "a1", 1, 3, "update_postimage", 3), (1, "a3", 3, 5, "insert", 3)], key=repr)
+    for batch in fx.CDF_BATCHES[1:]:
+        project.insert("feed", ["id", "seq", "op", "a"], batch)
+        project.run()
+    assert changes(project, "scd1") == sorted(fx.CDF_SCD1_CHANGES, key=repr)
+    assert changes(project, "scd2") == sorted(fx.CDF_SCD2_CHANGES, key=repr)
     project.run()  # the downstream models catch up with the last change
     assert target_rows(project, "scd1_copy", ["id", "a"]) == target_rows(project, "scd1", ["id", "a"])
     assert target_rows(project, "scd2_copy", ["id", "a", "start_at", "end_at"]) == target_rows(

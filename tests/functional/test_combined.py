@@ -94,7 +94,7 @@ def test_once_snapshot_flow_with_a_change_feed(project):
 
 
 @st.composite
-def combined_cases(draw, index):
+def combined_cases(draw, index, runs=None):
     # snapshot versions are even and event sequences odd, so an event never ties with a snapshot
     versions = draw(st.lists(st.sampled_from(range(0, 20, 2)), max_size=3, unique=True))
     snapshots = {v: [dict(k=k, name=draw(st.sampled_from(["s", "t", None])))
@@ -103,7 +103,7 @@ def combined_cases(draw, index):
     for k in draw(st.lists(st.integers(1, 5), max_size=4, unique=True)):
         for seq in draw(st.lists(st.sampled_from(range(1, 20, 2)), min_size=1, max_size=4, unique=True)):
             events.append(dict(k=k, seq=seq, name=draw(st.sampled_from(["a", "b", None])), op=draw(st.sampled_from("UUD"))))
-    runs = draw(st.integers(1, 3))
+    runs = draw(st.integers(1, 3)) if runs is None else runs
     for e in events:
         e["loaded"] = draw(st.integers(0, runs - 1))
     delivered = {v: draw(st.integers(0, runs - 1)) for v in versions}

@@ -14,8 +14,9 @@ MAX_RUNS = 3
 
 
 @st.composite
-def cases(draw, index: int):
-    scd = draw(st.sampled_from([1, 2, "bitemporal"]))
+def cases(draw, index: int, scd=None, partial=..., runs=None):
+    """A random feed; `scd`, `partial` and `runs` fix its shape (the Spark tier covers each shape in turn)."""
+    scd = draw(st.sampled_from([1, 2, "bitemporal"])) if scd is None else scd
     composite_key = draw(st.booleans())
     multi_seq = draw(st.booleans())
     key_columns = ["k1", "k2"] if composite_key else ["k1"]
@@ -42,16 +43,21 @@ def cases(draw, index: int):
     for r in draw(st.lists(st.sampled_from(rows), max_size=2)):
         rows.append(dict(r, st=draw(st.integers(0, 5))) if scd == "bitemporal" else dict(r))
     rows = draw(st.permutations(rows))
-    runs = draw(st.integers(1, MAX_RUNS))
+    runs = draw(st.integers(1, MAX_RUNS)) if runs is None else runs
     for r in rows:
         r["loaded"] = draw(st.integers(0, runs - 1))
     tracked = draw(st.sampled_from([None, ["a"], ["b"], []])) if scd != 1 else None
-    partial = draw(st.sampled_from([None, None, "ignore_null_updates", "ignore_null_updates_column_list",
-                                    "ignore_null_updates_except_column_list"]
-                                   + (["columns_to_update"] if scd != "bitemporal" else [])))
+    if partial is ...:
+        partial = draw(st.sampled_from([None, None] + partial_modes(scd)))
     return Case(name=f"case_{index}", scd=scd, key_columns=key_columns, seq_columns=seq_columns, rows=rows,
                 tracked=tracked, sequence_in_output=draw(st.booleans()), use_cursor=draw(st.booleans()),
                 partial=partial)
+
+
+def partial_modes(scd) -> list[str]:
+    """The R5 partial-update modes a shape takes (COLUMNS TO UPDATE is not for bitemporal targets)."""
+    return (["ignore_null_updates", "ignore_null_updates_column_list", "ignore_null_updates_except_column_list"]
+            + (["columns_to_update"] if scd != "bitemporal" else []))
 
 
 batches = st.tuples(*[cases(i) for i in range(CASES_PER_EXAMPLE)])

@@ -121,7 +121,7 @@ def test_versions_one_per_run_or_all_at_once_give_the_same_target(project):
 
 
 @st.composite
-def snapshot_cases(draw, index):
+def snapshot_cases(draw, index, scd=None, runs=None):
     versions = draw(st.lists(st.integers(0, 9), min_size=1, max_size=4, unique=True))
     snapshots = {}
     for v in versions:
@@ -129,9 +129,9 @@ def snapshot_cases(draw, index):
         keys = draw(st.lists(st.integers(1, 5), min_size=1, max_size=4, unique=True))
         snapshots[v] = [dict(k=k, c=draw(st.sampled_from([None, "x", "y"])), d=draw(st.sampled_from([None, 0, 1])))
                         for k in keys]
-    runs = draw(st.integers(1, 3))
+    runs = draw(st.integers(1, 3)) if runs is None else runs
     delivered = {v: draw(st.integers(0, runs - 1)) for v in versions}
-    scd = draw(st.sampled_from([1, 2]))
+    scd = draw(st.sampled_from([1, 2])) if scd is None else scd
     return SnapshotCase(name=f"snap_{index}", scd=scd, snapshots=snapshots, delivered=delivered,
                         tracked=draw(st.sampled_from([None, ["c"]])) if scd == 2 else None,
                         use_last_version=draw(st.booleans()))

@@ -1,31 +1,48 @@
 """The semantics tests on Spark, the third engine (AUTO_CDC_ENGINES=spark; see the README's Spark
 section). A dbt invocation costs tens of seconds on Spark (a new driver each time), so instead of one
-project per test, ONE project holds every case as its own model and dbt runs once per delivery step:
-the SPEC examples E1-E4 (E1 over three runs with a late truncate, then replayed; E2 and E3 snapshots
-over two runs; E4 one event per run) and property-generated feeds, every target compared with the
-same expected tables as on DuckDB and Postgres (the SPEC's, and the reference model's).
+project per test, ONE project holds every case as its own model and dbt runs once per delivery step
+(4 runs):
+- the SPEC examples E1-E4 (E1 over three runs with a late truncate, then replayed; E2 and E3 snapshots
+  over two runs; E4 one event per run), with the same expected tables as on DuckDB and Postgres;
+- generated cases from the property tests' strategies (change feeds of every shape, snapshot series,
+  snapshots interleaved with events), each compared with the reference model. They are drawn from
+  AUTO_CDC_SPARK_SEED (printed), so a failure is reproducible;
+- the change data feed of test_changes.py (both change tables, and downstream models rebuilt from
+  table_changes equal to their upstream targets);
+- on_schema_change on parquet: a new column is appended (or ignored), a dropped one kept; 'fail' and
+  'sync_all_columns' (a parquet table cannot drop a column) fail that model with a clear error.
 
-Default tier: PROPERTY_CASES generated feeds. Full tier (AUTO_CDC_SPARK_FULL=1): FULL_PROPERTY_CASES
-of them and the SCD1 variants of E2/E3."""
+Default tier: DEFAULT_SHAPES, 2 snapshot series and 1 combined case. Full tier (AUTO_CDC_SPARK_FULL=1):
+every shape (SCD type x partial-update mode), 4 snapshot series, 3 combined cases, and the SCD1
+variants of E2/E3."""
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
 
 from dbt_auto_cdc import fixtures as fx
-from dbt_auto_cdc.cases import Case
-from dbt_auto_cdc.harness import Project, ordered, target_rows
+from dbt_auto_cdc.cases import draw_example
+from dbt_auto_cdc.harness import Project, ordered, sorted_rows, target_rows
 
 from conftest import ENGINES
-from test_properties import cases as property_cases
+from test_combined import combined_cases
+from test_properties import cases as property_cases, partial_modes
+from test_snapshots import snapshot_cases
 
 pytestmark = pytest.mark.skipif("spark" not in ENGINES, reason="the Spark tier runs with AUTO_CDC_ENGINES=spark")
 
 FULL = os.environ.get("AUTO_CDC_SPARK_FULL", "") not in ("", "0")
-PROPERTY_CASES = 4
-FULL_PROPERTY_CASES = 16
-N_CASES = FULL_PROPERTY_CASES if FULL else PROPERTY_CASES
+SEED = int(os.environ.get("AUTO_CDC_SPARK_SEED", "2026"))
+# (SCD type, partial-update mode) of the generated change feeds
+DEFAULT_SHAPES = [(1, None), (1, "columns_to_update"), (2, None), (2, "ignore_null_updates_column_list"),
+                  ("bitemporal", None), ("bitemporal", "ignore_null_updates_except_column_list")]
+FULL_SHAPES = [(scd, mode) for scd in (1, 2, "bitemporal") for mode in [None] + partial_modes(scd)]
+SHAPES = FULL_SHAPES if FULL else DEFAULT_SHAPES
+SNAPSHOT_SCDS = [1, 2, 1, 2] if FULL else [1, 2]
+COMBINED_CASES = 3 if FULL else 1
+RUNS = 3  # the generated cases' deliveries: runs 0-2; the last run (3) brings the schema change
 
 E1_SCD1_COLS = ["userId", "name", "city"]
 E1_SCD2_COLS = E1_SCD1_COLS + ["__START_AT", "__END_AT"]
@@ -82,30 +99,104 @@ def install_examples(p: Project) -> dict:
     return {"checks": checks, "deliveries": deliveries}
 
 
-def property_batch(n: int) -> list[Case]:
-    """n generated feeds (the property tests' strategy), drawn at random: each example of the property
-    tests costs several dbt runs, so the Spark tier runs one batch (printed whole when it fails)."""
-    import warnings
-    from hypothesis.errors import NonInteractiveExampleWarning
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", NonInteractiveExampleWarning)
-        return [property_cases(i).example() for i in range(n)]
+def generated_cases() -> list:
+    """The generated cases, each drawn from its own seed (SEED + offset), so the batch is the same at
+    every run with the same seed (a failing case is printed whole). Each spreads its rows over RUNS
+    runs (the project runs dbt that often anyway), so every case is applied incrementally."""
+    out = [draw_example(property_cases(i, scd=scd, partial=mode, runs=RUNS), SEED + i) for i, (scd, mode) in enumerate(SHAPES)]
+    out += [draw_example(snapshot_cases(i, scd=scd, runs=RUNS), SEED + 100 + i) for i, scd in enumerate(SNAPSHOT_SCDS)]
+    out += [draw_example(combined_cases(i, runs=RUNS), SEED + 200 + i) for i in range(COMBINED_CASES)]
+    return out
 
 
-def test_examples_and_property_cases_on_spark_equal_the_expected_tables(spark_cluster, tmp_path_factory):
-    batch = property_batch(N_CASES)
+def install_change_feeds(p: Project) -> dict:
+    """test_changes.py's feed over an SCD1 and an SCD2 target with change_data_feed, each with a
+    downstream model that rebuilds it from table_changes (it catches up in the last run)."""
+    p.table("cdf_feed", fx.CDF_COLUMNS)
+    p.feed_model("cdf_scd1", "cdf_feed", **fx.CDF_CONFIG)
+    p.feed_model("cdf_scd2", "cdf_feed", **fx.CDF_CONFIG, stored_as_scd_type=2)
+    start, end = "{{ adapter.quote('__START_AT') }}", "{{ adapter.quote('__END_AT') }}"
+    p.model("cdf_scd1_copy", fx.CDF_DOWNSTREAM_SQL.format(cols="id, a", up="cdf_scd1"), keys=["id"],
+            **fx.CDF_DOWNSTREAM_CONFIG)
+    p.model("cdf_scd2_copy", fx.CDF_DOWNSTREAM_SQL.format(cols=f"id, a, {start} as start_at, {end} as end_at", up="cdf_scd2"),
+            keys=["id", "start_at"], **fx.CDF_DOWNSTREAM_CONFIG)
+    cols = [c for c, _ in fx.CDF_COLUMNS]
+    return {run: [("cdf_feed", cols, batch)] for run, batch in enumerate(fx.CDF_BATCHES)}
+
+
+def check_change_feeds(p: Project) -> list[str]:
+    failures = []
+    for name, expected, extra in [("cdf_scd1", fx.CDF_SCD1_CHANGES, []),
+                                  ("cdf_scd2", fx.CDF_SCD2_CHANGES, ["__START_AT", "__END_AT"])]:
+        actual = sorted_rows(p.rows(name + "__auto_cdc_changes"), ["id", "a"] + extra + ["_change_type", "_commit_version"])
+        if actual != ordered(expected):
+            failures.append(f"{name} change feed: got {actual}, expected {ordered(expected)}")
+    for up, cols, copy_cols in [("cdf_scd1", ["id", "a"], ["id", "a"]),
+                                ("cdf_scd2", ["id", "a", "__START_AT", "__END_AT"], ["id", "a", "start_at", "end_at"])]:
+        if target_rows(p, up + "_copy", copy_cols) != target_rows(p, up, cols):
+            failures.append(f"{up}_copy (rebuilt from table_changes) differs from {up}: "
+                            f"{target_rows(p, up + '_copy', copy_cols)} vs {target_rows(p, up, cols)}")
+    return failures
+
+
+SCHEMA_MODES = ["append_new_columns", "ignore", "fail", "sync_all_columns"]
+SCHEMA_FEED = [("id", "integer"), ("seq", "integer"), ("op", "varchar"), ("a", "varchar"), ("extra", "varchar"),
+               ("email", "varchar")]
+
+
+def schema_models(p: Project, columns: str) -> None:
+    for mode in SCHEMA_MODES:
+        p.model(f"sc_{mode}", f"select {columns} from {p.relation('sc_feed')}", materialized="auto_cdc", keys=["id"],
+                sequence_by="seq", apply_as_deletes="op = 'D'", except_column_list=["op", "seq"], on_schema_change=mode)
+
+
+def check_schema_changes(p: Project, last_run) -> list[str]:
+    """After the last run, whose models read `email` instead of `extra`."""
+    failures = []
+    results = json.loads((p.path / "target" / "run_results.json").read_text())["results"]
+    failed = sorted(r["unique_id"].split(".")[-1] for r in results if r["status"] != "success")
+    if failed != ["sc_fail", "sc_sync_all_columns"]:
+        failures.append(f"models that failed the last run: {failed}, expected sc_fail and sc_sync_all_columns")
+    for message in ["on_schema_change is 'fail' (new: email; missing: extra",
+                    "(drop extra) and a parquet table on Spark cannot drop a column or change its type"]:
+        if message not in last_run.output:
+            failures.append(f"no {message!r} in the last run's output")
+    expected = {"sc_append_new_columns": (["id", "a", "extra", "email"], [(1, "a", "e", None), (2, "b", None, "b@x")]),
+                "sc_ignore": (["id", "a", "extra"], [(1, "a", "e"), (2, "b", None)]),
+                "sc_fail": (["id", "a", "extra"], [(1, "a", "e")]),
+                "sc_sync_all_columns": (["id", "a", "extra"], [(1, "a", "e")])}
+    for name, (cols, rows) in expected.items():
+        if target_rows(p, name, cols) != rows:
+            failures.append(f"{name}: got {target_rows(p, name, cols)}, expected {rows}")
+    for name in ("sc_ignore", "sc_fail", "sc_sync_all_columns"):
+        if "email" in p.rows(name)[0]:
+            failures.append(f"{name} has the column email")
+    return failures
+
+
+def test_examples_and_generated_cases_on_spark_equal_the_expected_tables(spark_cluster, tmp_path_factory):
+    batch = generated_cases()
     p = Project(tmp_path_factory.mktemp("spark_semantics"), "spark", spark_conf=spark_cluster.spark_conf())
     examples = install_examples(p)
     for case in batch:
         case.install(p)
+    change_feeds = install_change_feeds(p)
+    p.table("sc_feed", SCHEMA_FEED, [(1, 1, "U", "a", "e", None)])
+    schema_models(p, "id, seq, op, a, extra")
     runs = max([4] + [c.runs for c in batch])
     for run in range(runs):
-        for feed, cols, rows in examples["deliveries"].get(run, []):
+        for feed, cols, rows in examples["deliveries"].get(run, []) + change_feeds.get(run, []):
             p.insert(feed, cols, rows)
         for case in batch:
             case.deliver(p, run)
-        p.run()
-    failures = []
+        if run == runs - 1:  # the source drops `extra` and gains `email`
+            schema_models(p, "id, seq, op, a, email")
+            p.insert("sc_feed", [c for c, _ in SCHEMA_FEED], [(2, 2, "U", "b", None, "b@x")])
+            last = p.run(check=False)
+        else:
+            p.run()
+    p.read_all(side_tables=["cdf_scd1__auto_cdc_changes", "cdf_scd2__auto_cdc_changes"])
+    failures = check_schema_changes(p, last) + check_change_feeds(p)
     for name, (cols, expected) in examples["checks"].items():
         actual = target_rows(p, name, cols)
         if actual != ordered(expected):
@@ -113,7 +204,8 @@ def test_examples_and_property_cases_on_spark_equal_the_expected_tables(spark_cl
     for case in batch:
         if case.actual(p) != case.expected():
             failures.append(f"{case.name}: got {case.actual(p)}, expected {case.expected()}\n  {case}")
-    print("property cases (scd, partial, events, runs):", [(c.scd, c.partial, len(c.rows), c.runs) for c in batch])
-    print(f"Spark ran in {spark_cluster.mode} mode ({spark_cluster.master_url}); "
-          f"{len(examples['checks'])} example models, {len(batch)} property cases, {runs} dbt runs")
+    print(f"generated cases (seed {SEED}):", [(c.name, getattr(c, "scd", "snapshot+events"), getattr(c, "partial", None),
+                                               c.runs) for c in batch])
+    print(f"Spark ran in {spark_cluster.mode} mode ({spark_cluster.master_url}); {len(examples['checks'])} example "
+          f"models, {len(batch)} generated cases, 4 change-feed and {len(SCHEMA_MODES)} schema-change models, {runs} dbt runs")
     assert not failures, "\n".join(failures)
