@@ -27,6 +27,9 @@ E1_SCD1_CONFIG = dict(E1_CONFIG, stored_as_scd_type=1, apply_as_truncates="opera
 E1_SCD2_CONFIG = dict(E1_CONFIG, stored_as_scd_type=2)
 E1_SCD2_CITY_CONFIG = dict(E1_SCD2_CONFIG, track_history_except_column_list=["city"])
 
+E1_SCD1_COLUMNS = ["userId", "name", "city"]
+E1_SCD2_COLUMNS = E1_SCD1_COLUMNS + ["__START_AT", "__END_AT"]
+
 E1_SCD1 = [(124, "Raul", "Oaxaca"), (125, "Mercedes", "Guadalajara"), (126, "Lily", "Cancun")]
 E1_SCD1_TRUNCATE = [(125, "Mercedes", "Guadalajara")]
 E1_SCD2 = [
@@ -47,6 +50,16 @@ E1_SCD2_TRACK_EXCEPT_CITY = [
 
 # SPEC E4 (seed-docs/003_*, "AUTO CDC Bitemporal"): all on 2025-07-18.
 import datetime as _dt
+
+
+# The four E1 targets: name -> (config, whether it reads the feed that gets the late truncate, target
+# columns, expected rows).
+E1_MODELS = {
+    "e1_scd1": (E1_SCD1_CONFIG, False, E1_SCD1_COLUMNS, E1_SCD1),
+    "e1_scd1_truncate": (E1_SCD1_CONFIG, True, E1_SCD1_COLUMNS, E1_SCD1_TRUNCATE),
+    "e1_scd2": (E1_SCD2_CONFIG, False, E1_SCD2_COLUMNS, E1_SCD2),
+    "e1_scd2_city": (E1_SCD2_CITY_CONFIG, False, E1_SCD2_COLUMNS, E1_SCD2_TRACK_EXCEPT_CITY),
+}
 
 
 def _t(hms: str) -> _dt.datetime:

@@ -87,8 +87,10 @@ fi
 extras="test"
 case "${AUTO_CDC_ENGINES:-}" in *spark*) extras="test,spark" ;; esac
 
-stamp="$VENV/.bootstrap-$(hash_file pyproject.toml)-${extras/,/-}"
-if [ -f "$stamp" ]; then
+hash="$(hash_file pyproject.toml)"
+stamp="$VENV/.bootstrap-$hash-${extras/,/-}"
+# an install with the spark extra has the test extra too
+if [ -f "$stamp" ] || { [ "$extras" = test ] && [ -f "$VENV/.bootstrap-$hash-test-spark" ]; }; then
     exit 0
 fi
 

@@ -5,15 +5,9 @@ import pytest
 from dbt_auto_cdc import fixtures as fx
 from dbt_auto_cdc.harness import target_rows
 
-SCD1_COLS = ["userId", "name", "city"]
-SCD2_COLS = SCD1_COLS + ["__START_AT", "__END_AT"]
-
-MODELS = {
-    "e1_scd1": (fx.E1_SCD1_CONFIG, "feed", SCD1_COLS, fx.E1_SCD1),
-    "e1_scd1_truncate": (fx.E1_SCD1_CONFIG, "feed_truncate", SCD1_COLS, fx.E1_SCD1_TRUNCATE),
-    "e1_scd2": (fx.E1_SCD2_CONFIG, "feed", SCD2_COLS, fx.E1_SCD2),
-    "e1_scd2_city": (fx.E1_SCD2_CITY_CONFIG, "feed", SCD2_COLS, fx.E1_SCD2_TRACK_EXCEPT_CITY),
-}
+SCD1_COLS, SCD2_COLS = fx.E1_SCD1_COLUMNS, fx.E1_SCD2_COLUMNS
+MODELS = {name: (config, "feed_truncate" if truncated else "feed", cols, expected)
+          for name, (config, truncated, cols, expected) in fx.E1_MODELS.items()}
 
 
 def build(project, cursor=False):

@@ -44,14 +44,8 @@ SNAPSHOT_SCDS = [1, 2, 1, 2] if FULL else [1, 2]
 COMBINED_CASES = 3 if FULL else 1
 RUNS = 3  # the generated cases' deliveries: runs 0-2; the last run (3) brings the schema change
 
-E1_SCD1_COLS = ["userId", "name", "city"]
-E1_SCD2_COLS = E1_SCD1_COLS + ["__START_AT", "__END_AT"]
-E1_MODELS = {
-    "e1_scd1": (fx.E1_SCD1_CONFIG, "e1_feed", E1_SCD1_COLS, fx.E1_SCD1),
-    "e1_scd1_truncate": (fx.E1_SCD1_CONFIG, "e1_feed_truncate", E1_SCD1_COLS, fx.E1_SCD1_TRUNCATE),
-    "e1_scd2": (fx.E1_SCD2_CONFIG, "e1_feed", E1_SCD2_COLS, fx.E1_SCD2),
-    "e1_scd2_city": (fx.E1_SCD2_CITY_CONFIG, "e1_feed", E1_SCD2_COLS, fx.E1_SCD2_TRACK_EXCEPT_CITY),
-}
+E1_MODELS = {name: (config, "e1_feed_truncate" if truncated else "e1_feed", cols, expected)
+             for name, (config, truncated, cols, expected) in fx.E1_MODELS.items()}
 E1_BATCHES = [fx.E1_FEED[:3], fx.E1_FEED[3:6], fx.E1_FEED[6:], fx.E1_FEED]  # the last run replays it all (R2)
 
 SNAP = fx.SNAPSHOT_COLUMNS
