@@ -294,6 +294,7 @@ where not exists (
 {#- The affected keys' target rows, read from their buckets only (a literal list prunes the rest). -#}
 {% macro spark__held_rows_sql(args) %}
   {%- set n = auto_cdc._names() -%}
+  {% do auto_cdc._spark_settings() %}
   {%- set buckets = auto_cdc._spark_bucket_list('select distinct ' ~ auto_cdc._spark_bucket_expr(args) ~ ' from ' ~ args.affected) -%}
 {{ auto_cdc.default__held_rows_sql(args) }}
 where t.{{ auto_cdc._q(n.bucket) }} in ({{ (buckets or [-1]) | join(', ') }})
