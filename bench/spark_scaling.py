@@ -8,16 +8,25 @@ ROWS_PER_BUCKET, the sizing the README recommends, so a bucket holds about the s
 at both sizes and the batch's B keys touch at most B buckets: the rows the run rewrites, and so
 its time, should stay about flat (ratio near 1), where a full rewrite would grow 10x.
 
-    .venv/bin/python bench/spark_scaling.py [N] [B]        # defaults: 100000 and 10
+    .venv/bin/python bench/spark_scaling.py [N] [B] [--rows-per-bucket R] [--engines duckdb,spark]
+                                            [--json PATH] [--conf KEY=VALUE ...]
+
+N and B default to 100000 and 10; R (rows per bucket) to 5000. At large N a larger R keeps the number
+of partitions in the embedded Derby metastore down (R=50000: 200 buckets at 10 M). --engines runs only
+the engines listed (default both). --json writes the result rows to PATH (after each row, so a run
+stopped part way keeps what it measured). --conf adds or overrides a Spark setting of the drivers dbt
+starts (e.g. spark.driver.memory=4g; an executor can have at most the test cluster's 1g per worker).
 
 It starts its own loopback Spark cluster (dbt_auto_cdc.testing.spark), like the tests.
 """
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import tempfile
 import time
+from contextlib import nullcontext
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -48,8 +57,8 @@ def model_time(project: Project, name: str) -> float:
     return next(r["execution_time"] for r in results["results"] if r["unique_id"].endswith("." + name))
 
 
-def job(project: Project, n: int, b: int) -> dict:
-    buckets = max(1, n // ROWS_PER_BUCKET)
+def job(project: Project, n: int, b: int, rows_per_bucket: int = ROWS_PER_BUCKET) -> dict:
+    buckets = max(1, n // rows_per_bucket)
     project.model("target_scd2", "select * from {{ ref('feed') }}", materialized="auto_cdc", keys=["k"],
                   sequence_by="seq", stored_as_scd_type=2, cursor_column="loaded",
                   except_column_list=["loaded"], spark_buckets=buckets)
@@ -71,27 +80,41 @@ def new_project(engine: str, conf: dict | None = None) -> Project:
 
 
 def main() -> None:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
-    b = int(sys.argv[2]) if len(sys.argv) > 2 else 10
+    ap = argparse.ArgumentParser(description="Spark vs DuckDB on an SCD2 auto_cdc job, at N and 10 N target rows.")
+    ap.add_argument("n", nargs="?", type=int, default=100_000)
+    ap.add_argument("b", nargs="?", type=int, default=10)
+    ap.add_argument("--rows-per-bucket", type=int, default=ROWS_PER_BUCKET)
+    ap.add_argument("--engines", default="duckdb,spark", help="comma-separated: duckdb, spark")
+    ap.add_argument("--json", type=Path, help="write the result rows to this file")
+    ap.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting (repeatable)")
+    args = ap.parse_args()
+    n, b, engines = args.n, args.b, args.engines.split(",")
+    extra_conf = dict(c.split("=", 1) for c in args.conf)
     from dbt_auto_cdc.testing import spark
     rows = []
-    for size in (n, 10 * n):
+
+    def keep(row: dict) -> None:
+        rows.append(row)
+        print(row, flush=True)
+        if args.json:
+            args.json.parent.mkdir(parents=True, exist_ok=True)
+            args.json.write_text(json.dumps(rows, indent=2) + "\n")
+
+    for size in (n, 10 * n) if "duckdb" in engines else ():
         d = new_project("duckdb")
-        rows.append(dict(engine="duckdb", **job(d, size, b)))
-        print(rows[-1], flush=True)
+        keep(dict(engine="duckdb", **job(d, size, b, args.rows_per_bucket)))
         d.clean()
-    with spark.start() as cluster:
-        for size in (n, 10 * n):
-            p = new_project("spark", cluster.spark_conf())
-            rows.append(dict(engine=f"spark ({cluster.mode})", **job(p, size, b)))
-            print(rows[-1], flush=True)
+    with spark.start() if "spark" in engines else nullcontext() as cluster:
+        for size in (n, 10 * n) if cluster else ():
+            p = new_project("spark", {**cluster.spark_conf(), **extra_conf})
+            keep(dict(engine=f"spark ({cluster.mode})", **job(p, size, b, args.rows_per_bucket)))
             p.clean()
     print("\n| engine | target rows | batch | buckets | first run (s) | incremental run (s) |")
     print("|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['engine']} | {r['n']:,} | {r['batch']} | {r['buckets'] if 'spark' in r['engine'] else '-'} "
               f"| {r['first_run_s']} | {r['incremental_s']} |")
-    for eng in ("duckdb", "spark"):
+    for eng in engines:
         small, big = [r for r in rows if r["engine"].startswith(eng)]
         print(f"{eng}: incremental run at 10x target / at 1x = {big['incremental_s'] / max(small['incremental_s'], 0.01):.2f}")
 
