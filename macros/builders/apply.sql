@@ -111,7 +111,10 @@ select count(*) from (
   {%- endif -%}
 {#- DuckDB builds an anti-join's hash table on its subquery, the whole log; an inner join builds it on
     the smaller side (the batch) and only probes the log: the events already logged are found by a join
-    first, then the batch is anti-joined with those few. -#}
+    first, then the batch is anti-joined with those few. Each anti-join joins on all the columns that
+    identify its events (key and sequence; a truncate's sequence): a key test inside an OR would leave
+    the sequence alone as the join key, and a re-read batch whose events share one sequence value would
+    then compare every event with every logged one. -#}
 with logged as (
   select distinct {{ auto_cdc._cols(cfg.key_columns + cfg.seq_columns, 'b') }}, b.{{ op }}
   from {{ args.batch }} b
@@ -129,9 +132,13 @@ select distinct {{ auto_cdc._cols(args.stored, 'b') }}, b.{{ op }}
 from {{ args.batch }} b
 where not exists (
   select 1 from logged g
+  where {{ auto_cdc._eq(cfg.key_columns + cfg.seq_columns, 'g', 'b') }}
+    and g.{{ op }} <> '{{ n.truncate }}' and b.{{ op }} <> '{{ n.truncate }}'
+)
+and not exists (
+  select 1 from logged g
   where {{ auto_cdc._eq(cfg.seq_columns, 'g', 'b') }}
-    and (g.{{ op }} = '{{ n.truncate }}') = (b.{{ op }} = '{{ n.truncate }}')
-    and (b.{{ op }} = '{{ n.truncate }}' or {{ auto_cdc._eq(cfg.key_columns, 'g', 'b') }})
+    and g.{{ op }} = '{{ n.truncate }}' and b.{{ op }} = '{{ n.truncate }}'
 )
 {% endmacro %}
 
