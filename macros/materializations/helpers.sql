@@ -166,7 +166,6 @@ where 1 = 0
 {% endmacro %}
 
 
-{#- One row per run: what it read, what it applied, how far its cursor reached. -#}
 {#- A permanent table from a query (the run log, the change feed); Spark says which file format. -#}
 {% macro create_table_as_sql(relation, sql) %}
   {{ return(adapter.dispatch('create_table_as_sql', 'auto_cdc')(relation, sql)) }}
@@ -178,6 +177,7 @@ create table {{ relation }} as
 {% endmacro %}
 
 
+{#- One row per run: what it read, what it applied, how far its cursor reached. -#}
 {% macro create_runs_sql(args) %}
   {{ return(adapter.dispatch('create_runs_sql', 'auto_cdc')(args)) }}
 {% endmacro %}
