@@ -301,36 +301,6 @@ where t.{{ auto_cdc._q(n.bucket) }} in ({{ (buckets or [-1]) | join(', ') }})
 {% endmacro %}
 
 
-{#- default__stale_rows_sql with reserved aliases: the affected keys' target rows (held) that the
-    recomputation no longer produces. -#}
-{% macro spark__stale_rows_sql(args) %}
-  {%- if not args.incremental -%}{{ return(auto_cdc.default__stale_rows_sql(args)) }}{%- endif -%}
-  {%- set h, d = auto_cdc._alias('h'), auto_cdc._alias('d') -%}
-select {{ auto_cdc._cols(args.target_columns, h) }}
-from {{ args.held }} {{ h }}
-where not exists (
-  select 1 from {{ args.desired }} {{ d }}
-  where {{ auto_cdc._eq(args.cfg.key_columns, d, h) }}
-    and {{ auto_cdc._same(args.target_columns, d, h) }}
-)
-{% endmacro %}
-
-
-{#- default__missing_rows_sql with reserved aliases: recomputed rows the affected keys' target rows
-    (held) do not have. -#}
-{% macro spark__missing_rows_sql(args) %}
-  {%- if not args.incremental -%}{{ return(auto_cdc.default__missing_rows_sql(args)) }}{%- endif -%}
-  {%- set h, d = auto_cdc._alias('h'), auto_cdc._alias('d') -%}
-select {{ auto_cdc._cols(args.target_columns, d) }}
-from {{ args.desired }} {{ d }}
-where not exists (
-  select 1 from {{ args.held }} {{ h }}
-  where {{ auto_cdc._eq(args.cfg.key_columns, h, d) }}
-    and {{ auto_cdc._same(args.target_columns, h, d) }}
-)
-{% endmacro %}
-
-
 {#- Crash recovery on parquet (no transaction, R8 does not hold): events a killed run appended to
     the log carry the run id that run would have had, which is this run's (its row in the run log was
     never written). Their keys are affected again, so the target is recomputed for them even though

@@ -62,11 +62,12 @@
   {%- endif -%}
 
   {#- metrics (README "Metrics") and the change feed -#}
-  {%- set pk = auto_cdc._change_key(args) -%}
+  {%- set pk = auto_cdc._row_key(args) -%}
+  {%- set s, m = auto_cdc._alias('s'), auto_cdc._alias('m') -%}
   {%- set counts = auto_cdc._query('select (select count(*) from ' ~ args.batch ~ '), (select count(*) from ' ~ args.new ~ '), '
         ~ '(select count(*) from ' ~ args.missing ~ '), (select count(*) from ' ~ args.stale ~ '), '
-        ~ '(select count(*) from ' ~ args.stale ~ ' ' ~ auto_cdc._q(n.internal_prefix ~ 's') ~ ' where not exists (select 1 from '
-        ~ args.missing ~ ' m where ' ~ auto_cdc._eq(pk, auto_cdc._q(n.internal_prefix ~ 's'), 'm') ~ '))').rows[0] -%}
+        ~ '(select count(*) from ' ~ args.stale ~ ' ' ~ s ~ ' where not exists (select 1 from '
+        ~ args.missing ~ ' ' ~ m ~ ' where ' ~ auto_cdc._eq(pk, s, m) ~ '))').rows[0] -%}
   {%- set metrics = {'events_read': counts[0] | int, 'events_applied': counts[1] | int, 'late_events': late_events,
                      'num_upserted_rows': counts[2] | int, 'num_deleted_rows': counts[4] | int, 'edited_keys': edited_keys} -%}
   {%- set commit_version = none -%}
@@ -220,17 +221,20 @@ join {{ args.affected }} a on {{ auto_cdc._eq(args.cfg.key_columns, 't', 'a') }}
   {{ return(adapter.dispatch('stale_rows_sql', 'auto_cdc')(args)) }}
 {% endmacro %}
 
+{#- Reserved aliases (_alias) here and in missing_rows_sql: the subqueries are correlated, and Spark
+    resolves `h.x` against a column named `h` of the inner table first. -#}
 {% macro default__stale_rows_sql(args) %}
   {%- set cfg = args.cfg -%}
+  {%- set h, d = auto_cdc._alias('h'), auto_cdc._alias('d') -%}
   {%- if not args.incremental -%}
 select {{ auto_cdc._cols(args.target_columns) }} from {{ args.desired }} where 1 = 0
   {%- else -%}
-select {{ auto_cdc._cols(args.target_columns, 'h') }}
-from {{ args.held }} h
+select {{ auto_cdc._cols(args.target_columns, h) }}
+from {{ args.held }} {{ h }}
 where not exists (
-  select 1 from {{ args.desired }} d
-  where {{ auto_cdc._eq(cfg.key_columns, 'd', 'h') }}
-    and {{ auto_cdc._same(args.target_columns, 'd', 'h') }}
+  select 1 from {{ args.desired }} {{ d }}
+  where {{ auto_cdc._eq(cfg.key_columns, d, h) }}
+    and {{ auto_cdc._same(args.target_columns, d, h) }}
 )
   {%- endif -%}
 {% endmacro %}
@@ -243,27 +247,33 @@ where not exists (
 
 {% macro default__missing_rows_sql(args) %}
   {%- set cfg = args.cfg -%}
-select {{ auto_cdc._cols(args.target_columns, 'd') }}
-from {{ args.desired }} d
+  {%- set h, d = auto_cdc._alias('h'), auto_cdc._alias('d') -%}
+select {{ auto_cdc._cols(args.target_columns, d) }}
+from {{ args.desired }} {{ d }}
 {%- if args.incremental %}
 where not exists (
-  select 1 from {{ args.held }} h
-  where {{ auto_cdc._eq(cfg.key_columns, 'h', 'd') }}
-    and {{ auto_cdc._same(args.target_columns, 'h', 'd') }}
+  select 1 from {{ args.held }} {{ h }}
+  where {{ auto_cdc._eq(cfg.key_columns, h, d) }}
+    and {{ auto_cdc._same(args.target_columns, h, d) }}
 )
 {%- endif %}
 {% endmacro %}
 
 
-{#- A stale row is found by what identifies a row of the shape: the key (SCD1), with __START_AT
-    (SCD2), and __SYSTEM_START_AT (bitemporal); joining on every column costs far more. -#}
-{% macro delete_stale_rows_sql(args) %}
+{#- What identifies a row of the target's shape: the keys (SCD1), with __START_AT (SCD2; never NULL),
+    and __SYSTEM_START_AT (bitemporal). It is the change feed's primary key (a removed and an added row
+    with the same one are an update, so a late event that moves __START_AT shows as delete + insert),
+    and stale rows are deleted by it (joining on every column costs far more). -#}
+{% macro _row_key(args) %}
   {%- set n = auto_cdc._names() -%}
-  {%- set identity = args.cfg.key_columns + ([] if args.cfg.scd == 1 else [n.start_at])
-                     + ([n.system_start_at] if args.cfg.scd == 'bitemporal' else []) -%}
+  {{ return(args.cfg.key_columns + ([] if args.cfg.scd == 1 else [n.start_at])
+            + ([n.system_start_at] if args.cfg.scd == 'bitemporal' else [])) }}
+{% endmacro %}
+
+{% macro delete_stale_rows_sql(args) %}
 delete from {{ args.target }} as t
 using {{ args.stale }} s
-where {{ auto_cdc._eq(identity, 't', 's') }}
+where {{ auto_cdc._eq(auto_cdc._row_key(args), 't', 's') }}
 {% endmacro %}
 
 

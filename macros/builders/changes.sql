@@ -6,19 +6,9 @@
   same primary key are an update (pre- and post-image); otherwise a delete or an insert.
 -#}
 
-{#- The change feed's primary key: the keys for SCD1; for SCD2 also coalesce(__START_AT, __END_AT),
-    which is __START_AT (never NULL here), so a late event that moves __START_AT shows as delete +
-    insert; bitemporal adds __SYSTEM_START_AT. -#}
-{% macro _change_key(args) %}
-  {%- set n = auto_cdc._names() -%}
-  {%- if args.cfg.scd == 1 -%}{{ return(args.cfg.key_columns) }}{%- endif -%}
-  {{ return(args.cfg.key_columns + [n.start_at] + ([n.system_start_at] if args.cfg.scd == 'bitemporal' else [])) }}
-{% endmacro %}
-
-
 {#- Record the changes of a run that changed the target (the caller checks); returns the commit version. -#}
 {% macro _record_changes(args) %}
-  {%- set pk = auto_cdc._change_key(args) -%}
+  {%- set pk = auto_cdc._row_key(args) -%}
   {%- set ts = "cast('" ~ run_started_at.strftime("%Y-%m-%d %H:%M:%S.%f") ~ "' as " ~ dbt.type_timestamp() ~ ")" -%}
   {%- if adapter.get_relation(args.changes.database, args.changes.schema, args.changes.identifier) is none -%}
     {% do auto_cdc._run_sql(auto_cdc.create_table_as_sql(args.changes, 'select ' ~ auto_cdc._cols(args.target_columns)

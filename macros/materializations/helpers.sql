@@ -344,11 +344,16 @@ select
 
 
 {% macro _apply_schema_changes(args) %}
+  {#- new and widened columns go into the change feed too (it has the target's columns), when it exists -#}
+  {%- set typed = [args.target, args.log] -%}
+  {%- if (args.add_columns or args.get('widen_columns')) and args.get('changes') -%}
+    {%- set changes = adapter.get_relation(args.changes.database, args.changes.schema, args.changes.identifier) -%}
+    {%- if changes is not none -%}{%- do typed.append(changes) -%}{%- endif -%}
+  {%- endif -%}
   {%- if args.add_columns -%}
     {%- set types = auto_cdc._column_types('select ' ~ auto_cdc._cols(args.add_columns) ~ ' from ' ~ args.batch) -%}
-    {%- set changes = adapter.get_relation(args.changes.database, args.changes.schema, args.changes.identifier) if args.get('changes') else none -%}
     {%- for c in args.add_columns -%}
-      {%- for rel in [args.target, args.log] + ([changes] if changes is not none else []) -%}
+      {%- for rel in typed -%}
         {% do auto_cdc._run_sql(auto_cdc.add_column_sql(rel, c, types[c])) %}
       {%- endfor -%}
     {%- endfor -%}
@@ -358,14 +363,11 @@ select
       {% do auto_cdc._run_sql('alter table ' ~ rel ~ ' drop column ' ~ auto_cdc._q(c)) %}
     {%- endfor -%}
   {%- endfor -%}
-  {%- if args.get('widen_columns') -%}
-    {%- set changes = adapter.get_relation(args.changes.database, args.changes.schema, args.changes.identifier) if args.get('changes') else none -%}
-    {%- for c, type in args.widen_columns.items() -%}
-      {%- for rel in [args.target, args.log] + ([changes] if changes is not none else []) -%}
-        {% do auto_cdc._run_sql('alter table ' ~ rel ~ ' alter column ' ~ auto_cdc._q(c) ~ ' type ' ~ type) %}
-      {%- endfor -%}
+  {%- for c, type in (args.get('widen_columns') or {}).items() -%}
+    {%- for rel in typed -%}
+      {% do auto_cdc._run_sql('alter table ' ~ rel ~ ' alter column ' ~ auto_cdc._q(c) ~ ' type ' ~ type) %}
     {%- endfor -%}
-  {%- endif -%}
+  {%- endfor -%}
 {% endmacro %}
 
 
