@@ -20,8 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import run as bench  # noqa: E402
 
-from dbt_auto_cdc.harness import Project  # noqa: E402
-from dbt_auto_cdc.testing import postgres  # noqa: E402
+from auto_cdc_testkit.harness import Project  # noqa: E402
+from auto_cdc_testkit.testing import postgres  # noqa: E402
 
 COLS = ["id", "seq", "c1", "c2", "c3", "c4", "c5"]
 

@@ -42,8 +42,8 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from dbt_auto_cdc import reference as ref  # noqa: E402
-from dbt_auto_cdc.harness import Project  # noqa: E402
+from auto_cdc_testkit import reference as ref  # noqa: E402
+from auto_cdc_testkit.harness import Project  # noqa: E402
 
 # B: batch of the floor/scaling runs; T: the two target sizes (rows); floor_b: batch of the floor run
 # (a third run on the larger target when it differs from B); snap: rows of the snapshot job; late_keys and
@@ -529,7 +529,7 @@ def main(argv=None) -> int:
         try:
             env = None
             if engine == "postgres":
-                from dbt_auto_cdc.testing import postgres
+                from auto_cdc_testkit.testing import postgres
                 server = postgres.start()
                 env = server.env()
                 results["machine"]["postgres"] = getattr(server, "version", None)

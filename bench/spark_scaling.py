@@ -20,7 +20,7 @@ the engines listed (default both). --json writes the result rows to PATH (after 
 stopped part way keeps what it measured). --conf adds or overrides a Spark setting of the drivers dbt
 starts (e.g. spark.driver.memory=4g; an executor can have at most the test cluster's 1g per worker).
 
-It starts its own loopback Spark cluster (dbt_auto_cdc.testing.spark), like the tests.
+It starts its own loopback Spark cluster (auto_cdc_testkit.testing.spark), like the tests.
 """
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dbt_auto_cdc.harness import Project  # noqa: E402
+from auto_cdc_testkit.harness import Project  # noqa: E402
 
 ROWS_PER_BUCKET = 5000
 
@@ -93,7 +93,7 @@ def main() -> None:
     args = ap.parse_args()
     n, b, engines = args.n, args.b, args.engines.split(",")
     extra_conf = dict(c.split("=", 1) for c in args.conf)
-    from dbt_auto_cdc.testing import spark
+    from auto_cdc_testkit.testing import spark
     rows = []
 
     def keep(row: dict) -> None:

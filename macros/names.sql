@@ -1,6 +1,6 @@
 {#-
   One place for every name the package reserves or creates. Python mirrors this table in
-  dbt_auto_cdc/names.py, and tests/unit/test_names.py checks that the two agree, so keep the
+  auto_cdc_testkit/names.py, and tests/unit/test_names.py checks that the two agree, so keep the
   literal `'key': 'value'` form below.
 -#}
 {% macro _names() %}

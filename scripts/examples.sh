@@ -4,4 +4,4 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/bootstrap.sh
 export DO_NOT_TRACK=1
-exec .venv/bin/python -m dbt_auto_cdc.examples
+exec .venv/bin/python -m auto_cdc_testkit.examples

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite:
 #   1. unit, functional and property tests on DuckDB and on a throwaway Postgres server that the tests
-#      start themselves (dbt_auto_cdc/testing/postgres.py);
+#      start themselves (auto_cdc_testkit/testing/postgres.py);
 #   2. the Spark tier, tests/functional/test_spark.py, on a loopback Spark cluster that the test starts
-#      itself (dbt_auto_cdc/testing/spark.py), after installing the `spark` extra.
+#      itself (auto_cdc_testkit/testing/spark.py), after installing the `spark` extra.
 # Extra arguments go to pytest (e.g. `bash scripts/test.sh -q`). With test paths among them, or with
 # AUTO_CDC_ENGINES set, pytest runs once, on just that:
 #   bash scripts/test.sh tests/unit

@@ -7,15 +7,15 @@ import os
 
 import pytest
 
-from dbt_auto_cdc.harness import Project
+from auto_cdc_testkit.harness import Project
 
 ENGINES = [e.strip() for e in os.environ.get("AUTO_CDC_ENGINES", "duckdb,postgres").split(",") if e.strip()]
 
 
 @pytest.fixture(scope="session")
 def pg_server():
-    """The session's Postgres server (dbt_auto_cdc.testing.postgres.PgServer; fault tests restart it)."""
-    from dbt_auto_cdc.testing import postgres
+    """The session's Postgres server (auto_cdc_testkit.testing.postgres.PgServer; fault tests restart it)."""
+    from auto_cdc_testkit.testing import postgres
     server = postgres.start()
     yield server
     server.stop()
@@ -30,7 +30,7 @@ def pg_env(pg_server):
 def spark_cluster():
     """A loopback Spark standalone cluster (a master, two workers), or local mode where it cannot
     start; the Spark tier (tests/functional/test_spark.py) runs its dbt invocations against it."""
-    from dbt_auto_cdc.testing import spark
+    from auto_cdc_testkit.testing import spark
     cluster = spark.start()
     print(f"\n[spark] {cluster.mode}: {cluster.master_url}")
     yield cluster

@@ -7,7 +7,7 @@ import json
 import subprocess
 import sys
 
-from dbt_auto_cdc.harness import REPO
+from auto_cdc_testkit.harness import REPO
 
 
 def test_bench_tiny_duckdb_reports_ratios_and_the_peers_mistakes(tmp_path):

@@ -1,6 +1,6 @@
 """Bitemporal targets (R6, SPEC E4) on every engine."""
-from dbt_auto_cdc import fixtures as fx
-from dbt_auto_cdc.harness import ordered, target_rows
+from auto_cdc_testkit import fixtures as fx
+from auto_cdc_testkit.harness import ordered, target_rows
 
 
 def test_e4_in_one_run_gives_the_six_rows(project):

@@ -1,8 +1,8 @@
 """Change data feed (table_changes) and run metrics (SPEC section 4)."""
 import json
 
-from dbt_auto_cdc import fixtures as fx
-from dbt_auto_cdc.harness import ordered, target_rows
+from auto_cdc_testkit import fixtures as fx
+from auto_cdc_testkit.harness import ordered, target_rows
 
 FEED, BASE = fx.CDF_COLUMNS, fx.CDF_CONFIG
 DOWNSTREAM = fx.CDF_DOWNSTREAM_SQL

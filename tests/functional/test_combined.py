@@ -2,8 +2,8 @@
 `once` backfills (seed 001, "Combinez AUTO CDC FROM SNAPSHOT et AUTO CDC")."""
 from hypothesis import given, strategies as st
 
-from dbt_auto_cdc.cases import PROPERTY_SETTINGS, CombinedCase, check_batch
-from dbt_auto_cdc.harness import ordered, target_rows
+from auto_cdc_testkit.cases import PROPERTY_SETTINGS, CombinedCase, check_batch
+from auto_cdc_testkit.harness import ordered, target_rows
 
 FEED = [("id", "integer"), ("seq", "integer"), ("name", "varchar"), ("op", "varchar"), ("is_snapshot", "boolean")]
 COLS = [c for c, _ in FEED]

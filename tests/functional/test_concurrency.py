@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from dbt_auto_cdc.harness import DBT, target_rows
+from auto_cdc_testkit.harness import DBT, target_rows
 
 FEED = [("id", "integer"), ("seq", "integer"), ("op", "varchar"), ("a", "varchar")]
 COLS = [c for c, _ in FEED]

@@ -38,7 +38,7 @@ INVALID = {
 @pytest.fixture(scope="module")
 def failed_run(tmp_path_factory):
     """One dbt invocation runs every invalid model (DuckDB: config checks do not depend on the engine)."""
-    from dbt_auto_cdc.harness import Project
+    from auto_cdc_testkit.harness import Project
     project = Project(tmp_path_factory.mktemp("configs"), "duckdb")
     project.table("feed", FEED, [(1, 1, "U", "a", 1, None)])
     project.execute(f"create table {project.relation('reserved_feed')} as select 1 as id, 1 as seq, 1 as \"__START_AT\"")

@@ -3,7 +3,7 @@ later runs, including runs whose events touch the edited keys. Every feed model 
 whole feed each run, so re-read events must stay duplicates after edits."""
 from decimal import Decimal
 
-from dbt_auto_cdc.harness import sorted_rows, target_rows
+from auto_cdc_testkit.harness import sorted_rows, target_rows
 
 FEED = [("id", "integer"), ("seq", "integer"), ("op", "varchar"), ("name", "varchar"), ("city", "varchar")]
 COLS = ["id", "seq", "op", "name", "city"]
@@ -210,8 +210,8 @@ def test_widened_source_types_widen_the_target_and_the_log(project):
 # no row is left) followed by those events; an edited key that no later event reaches keeps its hand rows.
 from hypothesis import given, strategies as st  # noqa: E402
 
-from dbt_auto_cdc import reference as ref  # noqa: E402
-from dbt_auto_cdc.cases import PROPERTY_SETTINGS  # noqa: E402
+from auto_cdc_testkit import reference as ref  # noqa: E402
+from auto_cdc_testkit.cases import PROPERTY_SETTINGS  # noqa: E402
 
 EDIT_COLS = ["k", "s", "op", "a", "b", "loaded"]
 

@@ -2,8 +2,8 @@
 and without cursor_column, and replayed."""
 import pytest
 
-from dbt_auto_cdc import fixtures as fx
-from dbt_auto_cdc.harness import target_rows
+from auto_cdc_testkit import fixtures as fx
+from auto_cdc_testkit.harness import target_rows
 
 SCD1_COLS, SCD2_COLS = fx.E1_SCD1_COLUMNS, fx.E1_SCD2_COLUMNS
 MODELS = {name: (config, "feed_truncate" if truncated else "feed", cols, expected)

@@ -34,8 +34,8 @@ from pathlib import Path
 
 import pytest
 
-from dbt_auto_cdc.cases import Case, SnapshotCase
-from dbt_auto_cdc.harness import DBT, sorted_rows
+from auto_cdc_testkit.cases import Case, SnapshotCase
+from auto_cdc_testkit.harness import DBT, sorted_rows
 
 TRIALS = int(os.environ.get("AUTO_CDC_FAULT_TRIALS", "5"))
 SCENARIOS = ["scd1", "scd2", "bitemporal", "snapshot_scd2", "snapshot_scd1"]

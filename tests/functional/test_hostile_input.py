@@ -13,9 +13,9 @@ import math
 
 from hypothesis import given, strategies as st
 
-from dbt_auto_cdc import reference as ref
-from dbt_auto_cdc.cases import PROPERTY_SETTINGS
-from dbt_auto_cdc.harness import sorted_rows
+from auto_cdc_testkit import reference as ref
+from auto_cdc_testkit.cases import PROPERTY_SETTINGS
+from auto_cdc_testkit.harness import sorted_rows
 
 UTC = dt.timezone.utc
 

@@ -3,7 +3,7 @@ import os
 import shutil
 import subprocess
 
-from dbt_auto_cdc.harness import DBT, REPO
+from auto_cdc_testkit.harness import DBT, REPO
 
 
 def test_consumer_project_builds_and_lists_none_of_the_package_examples(tmp_path):

@@ -3,7 +3,7 @@ import os
 import subprocess
 import uuid
 
-from dbt_auto_cdc.harness import DBT, REPO
+from auto_cdc_testkit.harness import DBT, REPO
 
 
 def test_dbt_build_in_the_package_root_passes(engine, request, tmp_path):

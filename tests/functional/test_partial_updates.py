@@ -8,7 +8,7 @@ Feed: user 1 is inserted as (Ann, Paris) at 1; at 2 an event carries name = NULL
 """
 import pytest
 
-from dbt_auto_cdc.harness import ordered, target_rows
+from auto_cdc_testkit.harness import ordered, target_rows
 
 FEED = [("id", "integer"), ("seq", "integer"), ("op", "varchar"), ("name", "varchar"), ("city", "varchar"),
         ("cols", "varchar")]

@@ -1,5 +1,5 @@
 """Property tests: random change feeds, shuffled arrival and random splits into runs, applied by
-real dbt runs, must equal the reference model (dbt_auto_cdc.reference) on every engine.
+real dbt runs, must equal the reference model (auto_cdc_testkit.reference) on every engine.
 
 Each hypothesis example is a batch of CASES_PER_EXAMPLE independent feeds, each with its own
 model, so one dbt invocation per run step serves them all. AUTO_CDC_PROPERTY_EXAMPLES raises the
@@ -7,7 +7,7 @@ number of examples (the README says how many run by default)."""
 
 from hypothesis import given, strategies as st
 
-from dbt_auto_cdc.cases import PROPERTY_SETTINGS, Case, check_batch
+from auto_cdc_testkit.cases import PROPERTY_SETTINGS, Case, check_batch
 
 CASES_PER_EXAMPLE = 8
 MAX_RUNS = 3

@@ -1,5 +1,5 @@
 """Named fixtures for the SPEC's rules (R1-R4, R7) on every engine, beyond the E1 examples."""
-from dbt_auto_cdc.harness import target_rows
+from auto_cdc_testkit.harness import target_rows
 
 FEED = [("id", "integer"), ("seq", "integer"), ("op", "varchar"), ("a", "varchar"), ("b", "varchar")]
 COLS = ["id", "seq", "op", "a", "b"]

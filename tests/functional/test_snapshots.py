@@ -4,9 +4,9 @@ import shutil
 import pytest
 from hypothesis import given, strategies as st
 
-from dbt_auto_cdc import fixtures as fx
-from dbt_auto_cdc.cases import PROPERTY_SETTINGS, SnapshotCase, check_batch
-from dbt_auto_cdc.harness import REPO, ordered, target_rows
+from auto_cdc_testkit import fixtures as fx
+from auto_cdc_testkit.cases import PROPERTY_SETTINGS, SnapshotCase, check_batch
+from auto_cdc_testkit.harness import REPO, ordered, target_rows
 
 SNAP = fx.SNAPSHOT_COLUMNS
 E2_V0, E2_V1, E2_SCD2, E2_SCD1 = fx.E2_V0, fx.E2_V1, fx.E2_SCD2, fx.E2_SCD1

@@ -22,9 +22,9 @@ import os
 
 import pytest
 
-from dbt_auto_cdc import fixtures as fx
-from dbt_auto_cdc.cases import draw_example
-from dbt_auto_cdc.harness import Project, ordered, sorted_rows, target_rows
+from auto_cdc_testkit import fixtures as fx
+from auto_cdc_testkit.cases import draw_example
+from auto_cdc_testkit.harness import Project, ordered, sorted_rows, target_rows
 
 from conftest import ENGINES
 from test_combined import combined_cases

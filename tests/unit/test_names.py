@@ -2,7 +2,7 @@
 import re
 from pathlib import Path
 
-from dbt_auto_cdc import names, reference
+from auto_cdc_testkit import names, reference
 
 MACRO = Path(__file__).resolve().parents[2] / "macros" / "names.sql"
 

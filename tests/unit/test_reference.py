@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dbt_auto_cdc import fixtures as fx
-from dbt_auto_cdc.reference import (
+from auto_cdc_testkit import fixtures as fx
+from auto_cdc_testkit.reference import (
     DELETE, END_AT, START_AT, SYSTEM_END_AT, SYSTEM_START_AT, TRUNCATE, UPSERT,
     BadInputError, Config, Event, apply, snapshot_events, snapshot_state,
 )
@@ -800,7 +800,7 @@ def test_bitemporal_slices_are_scd2_histories(events):
 # ---------------------------------------------------------------------------------------------------------------
 # Seed 001: a snapshot and a change feed in one ordering domain
 # ---------------------------------------------------------------------------------------------------------------
-from dbt_auto_cdc.reference import apply_with_snapshots  # noqa: E402
+from auto_cdc_testkit.reference import apply_with_snapshots  # noqa: E402
 
 
 def test_combined_snapshot_at_10_events_8_12_and_15():

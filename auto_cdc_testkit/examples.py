@@ -1,7 +1,7 @@
 """The main job: build the SPEC's documentation examples with `dbt build` on embedded DuckDB and
 print the resulting targets.
 
-    python -m dbt_auto_cdc.examples
+    python -m auto_cdc_testkit.examples
 """
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ def main() -> None:
     job = pickle.loads(sys.stdin.buffer.read())
     out = sys.stdout.buffer
     sys.stdout = sys.stderr  # Spark's chatter must not reach the pickle
-    from dbt_auto_cdc.testing.spark import session
+    from auto_cdc_testkit.testing.spark import session
     conf = dict(job["conf"], **{"spark.master": "local[1]"})
     spark = session(conf)
     spark.sql(f"create database if not exists `{job['schema']}`")

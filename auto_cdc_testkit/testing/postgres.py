@@ -2,7 +2,7 @@
 
 Usage::
 
-    from dbt_auto_cdc.testing import postgres
+    from auto_cdc_testkit.testing import postgres
 
     with postgres.start() as pg:
         os.environ.update(pg.env())     # DBT_PG_HOST, DBT_PG_PORT, ...
@@ -10,7 +10,7 @@ Usage::
 
 or from a shell::
 
-    python -m dbt_auto_cdc.testing.postgres run -- pytest -q
+    python -m auto_cdc_testkit.testing.postgres run -- pytest -q
 
 How the server is obtained, in order:
 
@@ -160,7 +160,7 @@ def _debian_bin_dir() -> Optional[tuple[Path, int]]:
 
 @contextlib.contextmanager
 def _install_lock() -> Iterator[None]:
-    path = Path(tempfile.gettempdir()) / "dbt_auto_cdc_pg_install.lock"
+    path = Path(tempfile.gettempdir()) / "auto_cdc_testkit_pg_install.lock"
     with open(path, "a") as fh:
         fcntl.flock(fh, fcntl.LOCK_EX)
         try:
@@ -176,7 +176,7 @@ def _apt_install_postgresql() -> None:
         ["apt-get", "install", "-y", "-q", "postgresql"],
     ):
         log.info("running %s", " ".join(cmd))
-        print(f"[dbt_auto_cdc.testing.postgres] running: {' '.join(cmd)}", file=sys.stderr)
+        print(f"[auto_cdc_testkit.testing.postgres] running: {' '.join(cmd)}", file=sys.stderr)
         proc = subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if proc.returncode != 0:
@@ -213,7 +213,7 @@ def _debian_toolchain() -> Optional[_Toolchain]:
                     _apt_install_postgresql()
                 except Exception as exc:  # noqa: BLE001 - fall through to the next backend
                     log.warning("apt-get install postgresql failed: %s", exc)
-                    print(f"[dbt_auto_cdc.testing.postgres] apt-get install failed: {exc}", file=sys.stderr)
+                    print(f"[auto_cdc_testkit.testing.postgres] apt-get install failed: {exc}", file=sys.stderr)
                     return None
                 found = _debian_bin_dir()
         if found is None:
@@ -441,7 +441,7 @@ class PgServer:
         # Written as root: the file stays owned by its original owner (we append in place).
         conf = self.data_dir / "postgresql.conf"
         body = conf.read_text()
-        marker = "\n# --- dbt_auto_cdc.testing.postgres ---\n"
+        marker = "\n# --- auto_cdc_testkit.testing.postgres ---\n"
         body = body.split(marker)[0]
         body += marker + "".join(f"{k} = {_conf_value(v)}\n" for k, v in settings.items())
         with open(conf, "w") as fh:  # keeps owner/mode
@@ -632,7 +632,7 @@ def start(base_dir: Path | None = None, port: int | None = None, *,
 # --------------------------------------------------------------------------- #
 def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m dbt_auto_cdc.testing.postgres",
+        prog="python -m auto_cdc_testkit.testing.postgres",
         description="Throwaway PostgreSQL server for tests.")
     sub = parser.add_subparsers(dest="action", required=True)
     p_run = sub.add_parser("run", help="start a server, run CMD with DBT_PG_* set, stop the server")
@@ -668,14 +668,14 @@ def main(argv: Optional[list[str]] = None) -> int:
         if not args.quiet:
             where = "existing server" if not pg.managed else \
                 f"PostgreSQL {pg.version} ({pg.backend}), up in {pg.startup_seconds:.2f}s"
-            print(f"[dbt_auto_cdc.testing.postgres] {where} at {pg.host}:{pg.port} "
+            print(f"[auto_cdc_testkit.testing.postgres] {where} at {pg.host}:{pg.port} "
                   f"db={pg.dbname} user={pg.user}", file=sys.stderr, flush=True)
         env = dict(os.environ)
         env.update(pg.env())
         try:
             child = subprocess.Popen(cmd, env=env)
         except FileNotFoundError:
-            print(f"[dbt_auto_cdc.testing.postgres] command not found: {cmd[0]}", file=sys.stderr)
+            print(f"[auto_cdc_testkit.testing.postgres] command not found: {cmd[0]}", file=sys.stderr)
             return 127
         # Ctrl-C reaches the child through the terminal's process group; we just wait.
         old_int = signal.signal(signal.SIGINT, signal.SIG_IGN)

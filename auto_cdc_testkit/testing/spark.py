@@ -2,7 +2,7 @@
 
 Usage::
 
-    from dbt_auto_cdc.testing import spark
+    from auto_cdc_testkit.testing import spark
 
     with spark.start() as cluster:
         cluster.master_url           # spark://127.0.0.1:<port>, or local[2] in the fallback
@@ -20,7 +20,7 @@ path under the cluster's temp dir, and a warehouse dir there too (a local path e
 this machine shares). Derby embedded admits one JVM at a time, so only one driver may run at once
 (the tests run dbt sequentially and read tables with `read_tables`, in a driver of its own).
 
-``python -m dbt_auto_cdc.testing.spark`` starts a cluster, prints its settings and waits.
+``python -m auto_cdc_testkit.testing.spark`` starts a cluster, prints its settings and waits.
 """
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def ensure_java() -> None:
         return
     if shutil.which("apt-get") and hasattr(os, "geteuid") and os.geteuid() == 0:
         env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-        print("[dbt_auto_cdc.testing.spark] installing openjdk-17-jre-headless with apt-get", file=sys.stderr)
+        print("[auto_cdc_testkit.testing.spark] installing openjdk-17-jre-headless with apt-get", file=sys.stderr)
         subprocess.run(["apt-get", "update", "-qq"], env=env, capture_output=True)
         subprocess.run(["apt-get", "install", "-y", "-qq", "openjdk-17-jre-headless"], env=env, capture_output=True)
 
@@ -193,7 +193,7 @@ def start(workers: int = 2) -> SparkCluster:
                 raise RuntimeError("workers did not register")
             time.sleep(0.5)
     except Exception as exc:  # noqa: BLE001 - fall back to local mode, and say so
-        print(f"[dbt_auto_cdc.testing.spark] standalone cluster could not start ({exc}); "
+        print(f"[auto_cdc_testkit.testing.spark] standalone cluster could not start ({exc}); "
               f"falling back to local[2] mode. Logs: {logs}", file=sys.stderr)
         for p in cluster.procs:
             if p.poll() is None:

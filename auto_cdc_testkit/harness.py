@@ -167,7 +167,7 @@ class Project:
         metastore and warehouse; returns each query's rows as dicts."""
         import pickle
         job = {"conf": self.spark_conf, "schema": self.schema, "pending": list(self._pending), "queries": dict(queries)}
-        proc = subprocess.run([sys.executable, "-m", "dbt_auto_cdc.testing.spark_read"], input=pickle.dumps(job),
+        proc = subprocess.run([sys.executable, "-m", "auto_cdc_testkit.testing.spark_read"], input=pickle.dumps(job),
                               capture_output=True, env={**os.environ, "PYSPARK_PYTHON": sys.executable})
         if proc.returncode != 0:
             raise DbtError("Spark read failed:\n" + proc.stderr.decode(errors="replace")[-6000:])
