@@ -1,4 +1,4 @@
--- SPEC E1: the documentation's change feed as an SCD type 1 target.
+-- E1: the documentation's change feed as an SCD type 1 target.
 {{ config(
     materialized = 'auto_cdc',
     keys = ['userId'],

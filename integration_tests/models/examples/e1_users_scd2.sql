@@ -1,4 +1,4 @@
--- SPEC E1 as an SCD type 2 target: every version with __START_AT / __END_AT.
+-- E1 as an SCD type 2 target: every version with __START_AT / __END_AT.
 {{ config(
     materialized = 'auto_cdc',
     keys = ['userId'],

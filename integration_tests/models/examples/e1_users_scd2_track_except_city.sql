@@ -1,4 +1,4 @@
--- SPEC E1 as SCD type 2 where only changes outside `city` open a new version.
+-- E1 as SCD type 2 where only changes outside `city` open a new version.
 {{ config(
     materialized = 'auto_cdc',
     keys = ['userId'],
