@@ -100,3 +100,10 @@ def test_contributing_page_lists_every_dispatch_hook():
     listed = set(re.findall(r"^\| `([a-z_0-9]+)` \|", (DOCS / "contributing.md").read_text(), re.MULTILINE))
     assert dispatched - listed == set(), "hooks missing from docs/contributing.md"
     assert listed - dispatched == set(), "docs/contributing.md lists hooks the macros no longer dispatch"
+
+
+def test_readme_links_point_to_files_the_repository_holds():
+    links = re.findall(r"\]\(([^)\s]+)\)", (REPO / "README.md").read_text())
+    assert links
+    missing = [link for link in links if "://" not in link and not (REPO / link.split("#")[0]).exists()]
+    assert missing == []
