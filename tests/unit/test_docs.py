@@ -107,3 +107,13 @@ def test_readme_links_point_to_files_the_repository_holds():
     assert links
     missing = [link for link in links if "://" not in link and not (REPO / link.split("#")[0]).exists()]
     assert missing == []
+
+
+def test_readme_install_names_the_dbt_versions_the_package_requires():
+    import yaml
+    required = yaml.safe_load((REPO / "dbt_project.yml").read_text())["require-dbt-version"]
+    lower = next(v for v in required if v.startswith(">=")).removeprefix(">=").removesuffix(".0")
+    upper = next(v for v in required if v.startswith("<")).removeprefix("<").removesuffix(".0").removesuffix(".0")
+    readme = (REPO / "README.md").read_text()
+    assert f'"dbt-core>={lower},<{upper}"' in readme
+    assert f"dbt-core {lower} up to, not including, {upper}.0" in readme
