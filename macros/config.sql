@@ -1,6 +1,6 @@
 {#-
   Reads the model's auto_cdc configs, resolves every column name against the columns the model
-  returns, and checks them (SPEC R9). Every problem is collected and raised once, naming the model.
+  returns, and checks them. Every problem is collected and raised once, naming the model.
   Column names match exactly, else case-insensitively when that is unambiguous (Postgres folds
   unquoted names to lower case, DuckDB keeps them as written).
 -#}
@@ -324,7 +324,6 @@
     {%- for c in output if c not in kept -%}{%- do ignore_null.append(c) -%}{%- endfor -%}
   {%- endif -%}
 
-  {#- features specified by SPEC but not built yet: say so instead of silently ignoring the config -#}
 
   {%- if errors -%}
     {%- do exceptions.raise_compiler_error("auto_cdc model '" ~ model.name ~ "' has invalid configuration:\n  - " ~ (errors | join('\n  - '))) -%}
@@ -367,7 +366,7 @@
 
 
 {#-
-  auto_cdc_snapshot configs (SPEC section 3). The result has the shape _resolve_config returns, so
+  auto_cdc_snapshot configs. The result has the shape _resolve_config returns, so
   the snapshot's diff feeds the same apply: the snapshot version is the sequence (an internal
   column), every other column is an output column.
 -#}

@@ -1,5 +1,5 @@
 {#-
-  Change data feed (SPEC section 4, seed 003 "Leia um feed de dados de alterações"). With
+  Change data feed, as Databricks' change data feed of a streaming table. With
   change_data_feed: true, every run that changes the target records the rows it removed and added
   in <target>__auto_cdc_changes, with _change_type, _commit_version (one per run that changed the
   target, increasing) and _commit_timestamp (the run's start). A removed and an added row with the
