@@ -47,11 +47,12 @@
 
 
 {#-
-  The package's configs, one row each: the materializations that take it and the kind of value
+  The package's configs, one row each: the materializations that take it ('in'), the kind of value
   (columns: a column name or a list of them; column: one name; expression: a SQL condition over the
-  source's columns; boolean; number; scd_type). This table drives the checks by name that both
-  materializations share (_check_config_names); the combinations and the column resolution
-  follow in each resolver. docs/configuration.md describes every row.
+  source's columns; boolean; number; scd_type), the target shapes it applies to ('shapes', when not
+  every one) and the configs it excludes ('excludes'). This table drives the checks that both
+  materializations share (_check_configs); the rules that involve more than a pair of configs and
+  the column resolution follow in each resolver. docs/configuration.md describes every row.
 -#}
 {% macro _package_configs() %}
   {%- set both = ['auto_cdc', 'auto_cdc_snapshot'] -%}
@@ -59,22 +60,23 @@
   {%- do return({
     'keys': {'kind': 'columns', 'in': both},
     'stored_as_scd_type': {'kind': 'scd_type', 'in': both},
-    'track_history_column_list': {'kind': 'columns', 'in': both},
-    'track_history_except_column_list': {'kind': 'columns', 'in': both},
+    'track_history_column_list': {'kind': 'columns', 'in': both, 'shapes': [2, 'bitemporal'],
+                                  'excludes': ['track_history_except_column_list']},
+    'track_history_except_column_list': {'kind': 'columns', 'in': both, 'shapes': [2, 'bitemporal']},
     'once': {'kind': 'boolean', 'in': both},
     'change_data_feed': {'kind': 'boolean', 'in': both},
     'spark_buckets': {'kind': 'number', 'in': both},
     'sequence_by': {'kind': 'columns', 'in': feed},
     'apply_as_deletes': {'kind': 'expression', 'in': feed},
-    'apply_as_truncates': {'kind': 'expression', 'in': feed},
+    'apply_as_truncates': {'kind': 'expression', 'in': feed, 'shapes': [1]},
     'apply_as_snapshot': {'kind': 'expression', 'in': feed},
-    'column_list': {'kind': 'columns', 'in': feed},
+    'column_list': {'kind': 'columns', 'in': feed, 'excludes': ['except_column_list']},
     'except_column_list': {'kind': 'columns', 'in': feed},
     'ignore_null_updates': {'kind': 'boolean', 'in': feed},
     'ignore_null_updates_column_list': {'kind': 'columns', 'in': feed},
     'ignore_null_updates_except_column_list': {'kind': 'columns', 'in': feed},
     'columns_to_update': {'kind': 'column', 'in': feed},
-    'system_sequence_by': {'kind': 'column', 'in': feed},
+    'system_sequence_by': {'kind': 'column', 'in': feed, 'shapes': ['bitemporal']},
     'cursor_column': {'kind': 'column', 'in': feed},
     'snapshot_version': {'kind': 'column', 'in': ['auto_cdc_snapshot']},
     'max_delete_fraction': {'kind': 'number', 'in': ['auto_cdc_snapshot']}
@@ -134,12 +136,18 @@
 
 
 {#- Every config the user set on the model (its config() call, properties and dbt_project.yml) must
-    be this package's for this materialization, or dbt's own; each value must be of its kind. -#}
-{% macro _check_config_names(materialization, errors) %}
+    be this package's for this materialization, or dbt's own; each value must be of its kind, fit the
+    target shape (scd, none when stored_as_scd_type itself is wrong) and not come with a config it
+    excludes. -#}
+{% macro _check_configs(materialization, scd, errors) %}
   {%- set package = auto_cdc._package_configs() -%}
   {%- set dbt_configs = auto_cdc._dbt_configs() -%}
-  {%- set accepted = [] -%}
-  {%- for name, row in package.items() if materialization in row['in'] -%}{%- do accepted.append(name) -%}{%- endfor -%}
+  {%- set shapes_of = {'auto_cdc': [1, 2, 'bitemporal'], 'auto_cdc_snapshot': [1, 2]}[materialization] -%}
+  {%- set accepted, set_configs = [], [] -%}
+  {%- for name, row in package.items() if materialization in row['in'] -%}
+    {%- do accepted.append(name) -%}
+    {%- if config.get(name) not in [none, '', []] -%}{%- do set_configs.append(name) -%}{%- endif -%}
+  {%- endfor -%}
   {%- for name in (model.unrendered_config or {}).keys() | sort -%}
     {%- if name in package and materialization not in package[name]['in'] -%}
       {%- do errors.append(name ~ ": not a config of " ~ materialization
@@ -161,6 +169,19 @@
           {%- do errors.append(name ~ ": expected a column name or a list of them, got '" ~ value ~ "'") -%}
         {%- endif -%}
       {%- endif -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- for name in set_configs -%}
+    {%- set row = package[name] -%}
+    {%- for other in row.get('excludes', []) if other in set_configs -%}
+      {%- do errors.append(name ~ " and " ~ other ~ ": set one of them, not both") -%}
+    {%- endfor -%}
+    {%- set shapes = [] -%}
+    {%- for shape in row.get('shapes', shapes_of) if shape in shapes_of -%}{%- do shapes.append(shape) -%}{%- endfor -%}
+    {%- if scd is not none and scd not in shapes -%}
+      {%- set named = [] -%}
+      {%- for shape in shapes -%}{%- do named.append("'" ~ shape ~ "'" if shape is string else shape | string) -%}{%- endfor -%}
+      {%- do errors.append(name ~ ": only for stored_as_scd_type " ~ (named | join(' or '))) -%}
     {%- endif -%}
   {%- endfor -%}
 {% endmacro %}
@@ -208,8 +229,8 @@
   {%- set errors = [] -%}
   {%- set columns = source_columns | list -%}
 
-  {%- do auto_cdc._check_config_names('auto_cdc', errors) -%}
   {%- set scd = auto_cdc._scd_type(config.get('stored_as_scd_type', 1), errors) -%}
+  {%- do auto_cdc._check_configs('auto_cdc', scd, errors) -%}
   {%- set raw = {} -%}
   {%- for name in ['keys', 'sequence_by', 'column_list', 'except_column_list', 'track_history_column_list',
                    'track_history_except_column_list', 'ignore_null_updates_column_list',
@@ -227,27 +248,12 @@
   {#- config combinations (R9) -#}
   {%- if not raw['keys'] -%}{%- do errors.append("keys: required (a list of key columns)") -%}{%- endif -%}
   {%- if not raw.sequence_by -%}{%- do errors.append("sequence_by: required (a column or a list of columns)") -%}{%- endif -%}
-  {%- if raw.column_list is not none and raw.except_column_list is not none -%}
-    {%- do errors.append("column_list and except_column_list: set one of them, not both") -%}
-  {%- endif -%}
-  {%- if raw.track_history_column_list is not none and raw.track_history_except_column_list is not none -%}
-    {%- do errors.append("track_history_column_list and track_history_except_column_list: set one of them, not both") -%}
-  {%- endif -%}
   {%- set ignore_forms = [] -%}
   {%- if ignore_null_all -%}{%- do ignore_forms.append('ignore_null_updates') -%}{%- endif -%}
   {%- if raw.ignore_null_updates_column_list is not none -%}{%- do ignore_forms.append('ignore_null_updates_column_list') -%}{%- endif -%}
   {%- if raw.ignore_null_updates_except_column_list is not none -%}{%- do ignore_forms.append('ignore_null_updates_except_column_list') -%}{%- endif -%}
   {%- if ignore_forms | length > 1 -%}
     {%- do errors.append((ignore_forms | join(', ')) ~ ": choose one ignore_null_updates form") -%}
-  {%- endif -%}
-  {%- if scd == 1 and (raw.track_history_column_list is not none or raw.track_history_except_column_list is not none) -%}
-    {%- do errors.append("track_history_column_list / track_history_except_column_list: only for stored_as_scd_type 2 or 'bitemporal'") -%}
-  {%- endif -%}
-  {%- if config.get('apply_as_truncates') and scd in [2, 'bitemporal'] -%}
-    {%- do errors.append("apply_as_truncates: only for stored_as_scd_type 1 (as in Databricks)") -%}
-  {%- endif -%}
-  {%- if system_sequence_by and scd != 'bitemporal' -%}
-    {%- do errors.append("system_sequence_by: only for stored_as_scd_type 'bitemporal'") -%}
   {%- endif -%}
   {%- if scd == 'bitemporal' and not system_sequence_by -%}
     {%- do errors.append("stored_as_scd_type 'bitemporal': requires system_sequence_by") -%}
@@ -374,11 +380,11 @@
   {%- set names = auto_cdc._names() -%}
   {%- set errors = [] -%}
   {%- set columns = source_columns | list -%}
-  {%- do auto_cdc._check_config_names('auto_cdc_snapshot', errors) -%}
   {%- set scd = auto_cdc._scd_type(config.get('stored_as_scd_type', 1), errors) -%}
   {%- if scd == 'bitemporal' -%}
     {%- do errors.append("stored_as_scd_type: auto_cdc_snapshot supports 1 or 2") -%}
   {%- endif -%}
+  {%- do auto_cdc._check_configs('auto_cdc_snapshot', scd if scd != 'bitemporal' else none, errors) -%}
   {%- set raw_keys = auto_cdc._as_list(config.get('keys')) -%}
   {%- set track = auto_cdc._as_list(config.get('track_history_column_list')) -%}
   {%- set track_except = auto_cdc._as_list(config.get('track_history_except_column_list')) -%}
@@ -387,12 +393,6 @@
   {%- set on_schema_change = config.get('on_schema_change') if 'on_schema_change' in (model.unrendered_config or {}) else 'append_new_columns' -%}
 
   {%- if not raw_keys -%}{%- do errors.append("keys: required (a list of key columns)") -%}{%- endif -%}
-  {%- if track is not none and track_except is not none -%}
-    {%- do errors.append("track_history_column_list and track_history_except_column_list: set one of them, not both") -%}
-  {%- endif -%}
-  {%- if scd == 1 and (track is not none or track_except is not none) -%}
-    {%- do errors.append("track_history_column_list / track_history_except_column_list: only for stored_as_scd_type 2") -%}
-  {%- endif -%}
   {%- if max_delete_fraction is not none and (max_delete_fraction is string or max_delete_fraction < 0 or max_delete_fraction > 1) -%}
     {%- do errors.append("max_delete_fraction: expected a number between 0 and 1, got '" ~ max_delete_fraction ~ "'") -%}
   {%- endif -%}

@@ -24,12 +24,23 @@ INVALID = {
                             ["ignore_null_updates: expected true or false, got 'yes'",
                              "once: expected true or false, got 'no'"]),
     "far_from_every_config": (dict(OK, zzzzzzzz=1), ["zzzzzzzz: unknown config, neither auto_cdc's nor dbt's"]),
+    "shape_rules_from_the_config_table": (dict(OK, stored_as_scd_type=2, apply_as_truncates="operation = 'T'",
+                                               track_history_column_list=["name"], system_sequence_by="seq"),
+                                          ["apply_as_truncates: only for stored_as_scd_type 1\n",
+                                           "system_sequence_by: only for stored_as_scd_type 'bitemporal'\n"]),
 }
 SNAPSHOT_INVALID = {
     "snapshot_with_a_feed_config": (dict(SNAP_OK, sequence_by="id"),
                                     ["sequence_by: not a config of auto_cdc_snapshot"]),
     "snapshot_misspelled_config": (dict(SNAP_OK, max_delete_fractions=0.5),
                                    ["max_delete_fractions: unknown config", "did you mean `max_delete_fraction`?"]),
+    # the shapes a config applies to are those of the materialization (a snapshot target has no bitemporal shape)
+    "snapshot_track_history_on_scd1": (dict(SNAP_OK, track_history_column_list=["name"]),
+                                       ["track_history_column_list: only for stored_as_scd_type 2\n"]),
+    "snapshot_both_track_history_lists": (dict(SNAP_OK, stored_as_scd_type=2, track_history_column_list=["name"],
+                                               track_history_except_column_list=["name"]),
+                                          ["track_history_column_list and track_history_except_column_list: "
+                                           "set one of them, not both"]),
 }
 VALID_CONDITIONS = {
     # functions, casts, typed literals, quoted names, keywords and literals that look like names
