@@ -1,5 +1,5 @@
 """The SPEC's documentation examples as Python data, shared by the tests (the dbt seeds in
-seeds/examples hold the same rows for `dbt build`)."""
+integration_tests/seeds/examples hold the same rows for `dbt build`)."""
 
 E1_COLUMNS = [("userId", "integer"), ("name", "varchar"), ("city", "varchar"),
               ("operation", "varchar"), ("sequenceNum", "integer")]

@@ -1,6 +1,6 @@
 {#-
   Reads the model's auto_cdc configs, resolves every column name against the columns the model
-  returns, and checks them (SPEC R9). Every problem is collected and raised once, naming the model.
+  returns, and checks them. Every problem is collected and raised once, naming the model.
   Column names match exactly, else case-insensitively when that is unambiguous (Postgres folds
   unquoted names to lower case, DuckDB keeps them as written).
 -#}
@@ -46,12 +46,191 @@
 {% endmacro %}
 
 
+{#-
+  The package's configs, one row each: the materializations that take it ('in'), the kind of value
+  (columns: a column name or a list of them; column: one name; expression: a SQL condition over the
+  source's columns; boolean; number; scd_type), the target shapes it applies to ('shapes', when not
+  every one) and the configs it excludes ('excludes'). This table drives the checks that both
+  materializations share (_check_configs); the rules that involve more than a pair of configs and
+  the column resolution follow in each resolver. docs/configuration.md describes every row.
+-#}
+{% macro _package_configs() %}
+  {%- set both = ['auto_cdc', 'auto_cdc_snapshot'] -%}
+  {%- set feed = ['auto_cdc'] -%}
+  {%- do return({
+    'keys': {'kind': 'columns', 'in': both},
+    'stored_as_scd_type': {'kind': 'scd_type', 'in': both},
+    'track_history_column_list': {'kind': 'columns', 'in': both, 'shapes': [2, 'bitemporal'],
+                                  'excludes': ['track_history_except_column_list']},
+    'track_history_except_column_list': {'kind': 'columns', 'in': both, 'shapes': [2, 'bitemporal']},
+    'once': {'kind': 'boolean', 'in': both},
+    'change_data_feed': {'kind': 'boolean', 'in': both},
+    'spark_buckets': {'kind': 'number', 'in': both},
+    'sequence_by': {'kind': 'columns', 'in': feed},
+    'apply_as_deletes': {'kind': 'expression', 'in': feed},
+    'apply_as_truncates': {'kind': 'expression', 'in': feed, 'shapes': [1]},
+    'apply_as_snapshot': {'kind': 'expression', 'in': feed},
+    'column_list': {'kind': 'columns', 'in': feed, 'excludes': ['except_column_list']},
+    'except_column_list': {'kind': 'columns', 'in': feed},
+    'ignore_null_updates': {'kind': 'boolean', 'in': feed},
+    'ignore_null_updates_column_list': {'kind': 'columns', 'in': feed},
+    'ignore_null_updates_except_column_list': {'kind': 'columns', 'in': feed},
+    'columns_to_update': {'kind': 'column', 'in': feed},
+    'system_sequence_by': {'kind': 'column', 'in': feed, 'shapes': ['bitemporal']},
+    'cursor_column': {'kind': 'column', 'in': feed},
+    'snapshot_version': {'kind': 'column', 'in': ['auto_cdc_snapshot']},
+    'max_delete_fraction': {'kind': 'number', 'in': ['auto_cdc_snapshot']}
+  }) -%}
+{% endmacro %}
+
+
+{#- dbt's own model configs (dbt-core's NodeConfig and ModelConfig fields, 1.8 to 1.11) and those of
+    the adapters the package runs on (dbt-postgres and dbt-duckdb: indexes, unlogged; dbt-spark:
+    file_format ... tblproperties), which a model of this package may set too. -#}
+{% macro _dbt_configs() %}
+  {%- do return([
+    'access', 'alias', 'batch_size', 'begin', 'column_types', 'concurrent_batches', 'contract', 'database',
+    'docs', 'enabled', 'event_time', 'freshness', 'full_refresh', 'grants', 'group', 'incremental_strategy',
+    'lookback', 'materialized', 'meta', 'on_configuration_change', 'on_schema_change', 'packages',
+    'persist_docs', 'post-hook', 'pre-hook', 'post_hook', 'pre_hook', 'quoting', 'schema', 'static_analysis',
+    'tags', 'unique_key', 'sql_header', 'description', 'catalog_name',
+    'indexes', 'unlogged',
+    'file_format', 'location_root', 'partition_by', 'clustered_by', 'buckets', 'options',
+    'merge_update_columns', 'tblproperties'
+  ]) -%}
+{% endmacro %}
+
+
+{#- Levenshtein distance of two strings (Jinja has no difflib): the DP table one row at a time. -#}
+{% macro _edit_distance(a, b) %}
+  {%- set row = namespace(previous=range((b | length) + 1) | list) -%}
+  {%- for ca in a -%}
+    {%- set current = [loop.index] -%}
+    {%- for cb in b -%}
+      {%- do current.append([row.previous[loop.index] + 1, current[loop.index0] + 1,
+                             row.previous[loop.index0] + (0 if ca == cb else 1)] | min) -%}
+    {%- endfor -%}
+    {%- set row.previous = current -%}
+  {%- endfor -%}
+  {%- do return(row.previous[-1]) -%}
+{% endmacro %}
+
+
+{#- The candidate closest to name, or none when none is close: at most about a third of the longer
+    name differs (as difflib's get_close_matches would judge), or one starts with the other
+    (`op` for `operation`). -#}
+{% macro _closest(name, candidates) %}
+  {%- set best = namespace(name=none, score=none) -%}
+  {%- for c in candidates -%}
+    {%- set a, b = name | lower, c | lower -%}
+    {%- set d = auto_cdc._edit_distance(a, b) -%}
+    {%- set prefix = ([a | length, b | length] | min) >= 2 and (a.startswith(b) or b.startswith(a)) -%}
+    {%- set score = d / 100 if prefix else d -%}
+    {%- if (prefix or d <= ([a | length, b | length] | max) / 3) and (best.score is none or score < best.score) -%}
+      {%- set best.name = c -%}
+      {%- set best.score = score -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- do return(best.name) -%}
+{% endmacro %}
+
+
+{#- Every config the user set on the model (its config() call, properties and dbt_project.yml) must
+    be this package's for this materialization, or dbt's own; each value must be of its kind, fit the
+    target shape (scd, none when stored_as_scd_type itself is wrong) and not come with a config it
+    excludes. -#}
+{% macro _check_configs(materialization, scd, errors) %}
+  {%- set package = auto_cdc._package_configs() -%}
+  {%- set dbt_configs = auto_cdc._dbt_configs() -%}
+  {%- set shapes_of = {'auto_cdc': [1, 2, 'bitemporal'], 'auto_cdc_snapshot': [1, 2]}[materialization] -%}
+  {%- set accepted, set_configs = [], [] -%}
+  {%- for name, row in package.items() if materialization in row['in'] -%}
+    {%- do accepted.append(name) -%}
+    {%- if config.get(name) not in [none, '', []] -%}{%- do set_configs.append(name) -%}{%- endif -%}
+  {%- endfor -%}
+  {%- for name in (model.unrendered_config or {}).keys() | sort -%}
+    {%- if name in package and materialization not in package[name]['in'] -%}
+      {%- do errors.append(name ~ ": not a config of " ~ materialization
+            ~ (" (the snapshot version orders the changes)" if materialization == 'auto_cdc_snapshot' else " (it belongs to " ~ (package[name]['in'] | join(', ')) ~ ")")) -%}
+    {%- elif name not in package and name not in dbt_configs -%}
+      {%- set closest = auto_cdc._closest(name, accepted + dbt_configs) -%}
+      {%- do errors.append(name ~ ": unknown config, neither " ~ materialization ~ "'s nor dbt's"
+            ~ ("; did you mean `" ~ closest ~ "`?" if closest else "")) -%}
+    {%- elif name in package -%}
+      {%- set value, kind = config.get(name), package[name]['kind'] -%}
+      {%- if value is not none -%}
+        {%- if kind == 'boolean' and value is not boolean -%}
+          {%- do errors.append(name ~ ": expected true or false, got '" ~ value ~ "'") -%}
+        {%- elif kind == 'number' and (value is not number or value is boolean) -%}
+          {%- do errors.append(name ~ ": expected a number, got '" ~ value ~ "'") -%}
+        {%- elif kind in ['column', 'expression'] and value is not string -%}
+          {%- do errors.append(name ~ ": expected " ~ ("a column name" if kind == 'column' else "a SQL condition (a string)") ~ ", got '" ~ value ~ "'") -%}
+        {%- elif kind == 'columns' and value is not string and (value is mapping or value is not iterable) -%}
+          {%- do errors.append(name ~ ": expected a column name or a list of them, got '" ~ value ~ "'") -%}
+        {%- endif -%}
+      {%- endif -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- for name in set_configs -%}
+    {%- set row = package[name] -%}
+    {%- for other in row.get('excludes', []) if other in set_configs -%}
+      {%- do errors.append(name ~ " and " ~ other ~ ": set one of them, not both") -%}
+    {%- endfor -%}
+    {%- set shapes = [] -%}
+    {%- for shape in row.get('shapes', shapes_of) if shape in shapes_of -%}{%- do shapes.append(shape) -%}{%- endfor -%}
+    {%- if scd is not none and scd not in shapes -%}
+      {%- set named = [] -%}
+      {%- for shape in shapes -%}{%- do named.append("'" ~ shape ~ "'" if shape is string else shape | string) -%}{%- endfor -%}
+      {%- do errors.append(name ~ ": only for stored_as_scd_type " ~ (named | join(' or '))) -%}
+    {%- endif -%}
+  {%- endfor -%}
+{% endmacro %}
+
+
+{#- Words of a SQL condition that should name source columns: identifiers outside string literals that
+    are not keywords, function names (followed by '('), types (after '::' or cast's 'as'), typed
+    literals (followed by a string) or qualified names; quoted identifiers as written. A word that
+    is none of the source's columns is reported with the closest column; anything subtler is left
+    to the engine. -#}
+{% macro _check_expression_columns(config_name, expression, columns, errors) %}
+  {%- set re = modules.re -%}
+  {%- set keywords = ['and', 'or', 'not', 'in', 'is', 'null', 'true', 'false', 'like', 'ilike', 'between',
+        'case', 'when', 'then', 'else', 'end', 'as', 'exists', 'select', 'from', 'where', 'distinct',
+        'escape', 'similar', 'to', 'any', 'all', 'some', 'interval', 'unknown', 'collate', 'at', 'time',
+        'zone', 'current_date', 'current_time', 'current_timestamp', 'localtime', 'localtimestamp',
+        'current_user', 'session_user', 'user', 'glob', 'regexp', 'rlike', 'div', 'mod', 'over',
+        'partition', 'by', 'order', 'asc', 'desc', 'nulls', 'first', 'last', 'filter', 'within', 'group',
+        'union', 'except', 'intersect', 'limit', 'offset', 'join', 'on', 'using', 'array', 'row',
+        'year', 'month', 'day', 'hour', 'minute', 'second', 'with', 'without', 'precision', 'varying',
+        'double', 'character'] -%}
+  {%- set lowered = columns | map('lower') | list -%}
+  {%- set text = re.sub("'(?:[^']|'')*'", " '' ", expression) -%}
+  {%- set tokens = re.findall('"(?:[^"]|"")*"|`[^`]*`|::|\\.|\\(|\'\'|[0-9][0-9A-Za-z_.]*|[A-Za-z_][A-Za-z0-9_$]*|\\S', text) -%}
+  {%- for t in tokens -%}
+    {%- set before = tokens[loop.index0 - 1] if loop.index0 > 0 else '' -%}
+    {%- set after = tokens[loop.index0 + 1] if not loop.last else '' -%}
+    {%- set quoted = t[:1] in ['"', '`'] -%}
+    {%- set word = t[1:-1] | replace('""', '"') if quoted else t -%}
+    {%- if (quoted or re.match('^[A-Za-z_]', t)) and after not in ['(', '.', "''"] and before not in ['::', '.']
+          and not (before | lower == 'as') and (quoted or (t | lower) not in keywords) -%}
+      {%- set known = (word | lower) in lowered -%}
+      {%- if not known -%}
+        {%- set closest = auto_cdc._closest(word, columns) -%}
+        {%- do errors.append(config_name ~ ": unknown column '" ~ word ~ "' in " ~ expression
+              ~ ("; did you mean `" ~ closest ~ "`?" if closest else "") ~ " (the model returns: " ~ (columns | join(', ')) ~ ")") -%}
+      {%- endif -%}
+    {%- endif -%}
+  {%- endfor -%}
+{% endmacro %}
+
+
 {% macro _resolve_config(source_columns) %}
   {%- set names = auto_cdc._names() -%}
   {%- set errors = [] -%}
   {%- set columns = source_columns | list -%}
 
   {%- set scd = auto_cdc._scd_type(config.get('stored_as_scd_type', 1), errors) -%}
+  {%- do auto_cdc._check_configs('auto_cdc', scd, errors) -%}
   {%- set raw = {} -%}
   {%- for name in ['keys', 'sequence_by', 'column_list', 'except_column_list', 'track_history_column_list',
                    'track_history_except_column_list', 'ignore_null_updates_column_list',
@@ -69,27 +248,12 @@
   {#- config combinations (R9) -#}
   {%- if not raw['keys'] -%}{%- do errors.append("keys: required (a list of key columns)") -%}{%- endif -%}
   {%- if not raw.sequence_by -%}{%- do errors.append("sequence_by: required (a column or a list of columns)") -%}{%- endif -%}
-  {%- if raw.column_list is not none and raw.except_column_list is not none -%}
-    {%- do errors.append("column_list and except_column_list: set one of them, not both") -%}
-  {%- endif -%}
-  {%- if raw.track_history_column_list is not none and raw.track_history_except_column_list is not none -%}
-    {%- do errors.append("track_history_column_list and track_history_except_column_list: set one of them, not both") -%}
-  {%- endif -%}
   {%- set ignore_forms = [] -%}
   {%- if ignore_null_all -%}{%- do ignore_forms.append('ignore_null_updates') -%}{%- endif -%}
   {%- if raw.ignore_null_updates_column_list is not none -%}{%- do ignore_forms.append('ignore_null_updates_column_list') -%}{%- endif -%}
   {%- if raw.ignore_null_updates_except_column_list is not none -%}{%- do ignore_forms.append('ignore_null_updates_except_column_list') -%}{%- endif -%}
   {%- if ignore_forms | length > 1 -%}
     {%- do errors.append((ignore_forms | join(', ')) ~ ": choose one ignore_null_updates form") -%}
-  {%- endif -%}
-  {%- if scd == 1 and (raw.track_history_column_list is not none or raw.track_history_except_column_list is not none) -%}
-    {%- do errors.append("track_history_column_list / track_history_except_column_list: only for stored_as_scd_type 2 or 'bitemporal'") -%}
-  {%- endif -%}
-  {%- if config.get('apply_as_truncates') and scd in [2, 'bitemporal'] -%}
-    {%- do errors.append("apply_as_truncates: only for stored_as_scd_type 1 (as in Databricks)") -%}
-  {%- endif -%}
-  {%- if system_sequence_by and scd != 'bitemporal' -%}
-    {%- do errors.append("system_sequence_by: only for stored_as_scd_type 'bitemporal'") -%}
   {%- endif -%}
   {%- if scd == 'bitemporal' and not system_sequence_by -%}
     {%- do errors.append("stored_as_scd_type 'bitemporal': requires system_sequence_by") -%}
@@ -119,6 +283,9 @@
     {%- if (c | lower).startswith(names.internal_prefix | lower) -%}
       {%- do errors.append("column '" ~ c ~ "': names starting with " ~ names.internal_prefix ~ " are reserved for the package") -%}
     {%- endif -%}
+  {%- endfor -%}
+  {%- for name in ['apply_as_deletes', 'apply_as_truncates', 'apply_as_snapshot'] if config.get(name) is string -%}
+    {%- do auto_cdc._check_expression_columns(name, config.get(name), columns, errors) -%}
   {%- endfor -%}
   {%- set keys = auto_cdc._resolve_list('keys', raw['keys'] or [], columns, errors) -%}
   {%- set seqs = auto_cdc._resolve_list('sequence_by', raw.sequence_by or [], columns, errors) -%}
@@ -163,7 +330,6 @@
     {%- for c in output if c not in kept -%}{%- do ignore_null.append(c) -%}{%- endfor -%}
   {%- endif -%}
 
-  {#- features specified by SPEC but not built yet: say so instead of silently ignoring the config -#}
 
   {%- if errors -%}
     {%- do exceptions.raise_compiler_error("auto_cdc model '" ~ model.name ~ "' has invalid configuration:\n  - " ~ (errors | join('\n  - '))) -%}
@@ -206,7 +372,7 @@
 
 
 {#-
-  auto_cdc_snapshot configs (SPEC section 3). The result has the shape _resolve_config returns, so
+  auto_cdc_snapshot configs. The result has the shape _resolve_config returns, so
   the snapshot's diff feeds the same apply: the snapshot version is the sequence (an internal
   column), every other column is an output column.
 -#}
@@ -218,6 +384,7 @@
   {%- if scd == 'bitemporal' -%}
     {%- do errors.append("stored_as_scd_type: auto_cdc_snapshot supports 1 or 2") -%}
   {%- endif -%}
+  {%- do auto_cdc._check_configs('auto_cdc_snapshot', scd if scd != 'bitemporal' else none, errors) -%}
   {%- set raw_keys = auto_cdc._as_list(config.get('keys')) -%}
   {%- set track = auto_cdc._as_list(config.get('track_history_column_list')) -%}
   {%- set track_except = auto_cdc._as_list(config.get('track_history_except_column_list')) -%}
@@ -226,22 +393,9 @@
   {%- set on_schema_change = config.get('on_schema_change') if 'on_schema_change' in (model.unrendered_config or {}) else 'append_new_columns' -%}
 
   {%- if not raw_keys -%}{%- do errors.append("keys: required (a list of key columns)") -%}{%- endif -%}
-  {%- if track is not none and track_except is not none -%}
-    {%- do errors.append("track_history_column_list and track_history_except_column_list: set one of them, not both") -%}
-  {%- endif -%}
-  {%- if scd == 1 and (track is not none or track_except is not none) -%}
-    {%- do errors.append("track_history_column_list / track_history_except_column_list: only for stored_as_scd_type 2") -%}
-  {%- endif -%}
   {%- if max_delete_fraction is not none and (max_delete_fraction is string or max_delete_fraction < 0 or max_delete_fraction > 1) -%}
     {%- do errors.append("max_delete_fraction: expected a number between 0 and 1, got '" ~ max_delete_fraction ~ "'") -%}
   {%- endif -%}
-  {%- for name in ['sequence_by', 'apply_as_deletes', 'apply_as_truncates', 'column_list', 'except_column_list',
-                   'cursor_column', 'columns_to_update', 'system_sequence_by', 'ignore_null_updates',
-                   'ignore_null_updates_column_list', 'ignore_null_updates_except_column_list'] -%}
-    {%- if config.get(name) -%}
-      {%- do errors.append(name ~ ": not a config of auto_cdc_snapshot (the snapshot version orders the changes)") -%}
-    {%- endif -%}
-  {%- endfor -%}
   {%- for c in columns -%}
     {%- if (c | lower).startswith(names.internal_prefix | lower) -%}
       {%- do errors.append("column '" ~ c ~ "': names starting with " ~ names.internal_prefix ~ " are reserved for the package") -%}

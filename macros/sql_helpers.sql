@@ -82,21 +82,14 @@
   {% do return(table) %}
 {% endmacro %}
 
-{#- Test-only fault injection (tests/functional/test_faults.py); a no-op unless the var
-    `auto_cdc_fault_after_statement` is set. Then every statement of the run is numbered in dbt's log
-    ("auto_cdc statement <n>"), and after statement number <var> the run stalls inside its open
-    transaction (pg_sleep, which DuckDB has too) so that the test can kill it exactly there. -#}
+{#- A hook after every statement of a run, for fault-injection tests: the package's own is a no-op.
+    A test project overrides it through dbt's dispatch config (`dispatch: [{macro_namespace: auto_cdc,
+    search_order: [<test project>, auto_cdc]}]`), as auto_cdc_testkit/faults.py does. -#}
 {% macro _fault_point() %}
-  {%- set after = var('auto_cdc_fault_after_statement', none) -%}
-  {%- if after is not none -%}
-    {%- do model.update({'auto_cdc_statements': model.get('auto_cdc_statements', 0) + 1}) -%}
-    {%- do log('auto_cdc statement ' ~ model.auto_cdc_statements, info=false) -%}
-    {%- if model.auto_cdc_statements == after | int -%}
-      {%- do log('auto_cdc fault point: stalling after statement ' ~ after, info=true) -%}
-      {% call statement('auto_cdc_fault', auto_begin=True) %}select pg_sleep(3600){% endcall %}
-    {%- endif -%}
-  {%- endif -%}
+  {%- do return(adapter.dispatch('_fault_point', 'auto_cdc')()) -%}
 {% endmacro %}
+
+{% macro default___fault_point() %}{% endmacro %}
 
 {#- A single value from a one-row, one-column query. -#}
 {% macro _scalar(sql) %}

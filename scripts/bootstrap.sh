@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Idempotent environment setup: creates .venv in the repo root and installs the
-# project with its test extras (pip install -e ".[test]"; ".[test,spark]" when
-# AUTO_CDC_ENGINES names spark).
+# development requirements (pip install -r requirements-dev.txt: the test tooling
+# with its test extra, dbt-core and the DuckDB and Postgres adapters; the `spark`
+# extra too when AUTO_CDC_ENGINES names spark).
 #
 #   bash scripts/bootstrap.sh
 #
 # Needs only python3 (and apt-get, when python3's venv module is missing).
 # Quiet on success. The install is skipped when .venv/.bootstrap-<sha256 of
-# pyproject.toml> exists, i.e. pyproject.toml has not changed since the last
-# successful run. Delete that stamp (or .venv) to force a reinstall.
+# pyproject.toml and requirements-dev.txt> exists, i.e. pyproject.toml has not changed since the last
+# successful run (nor requirements-dev.txt). Delete that stamp (or .venv) to force a reinstall.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -28,6 +29,7 @@ if command -v flock >/dev/null 2>&1; then
 fi
 
 [ -f pyproject.toml ] || die "no pyproject.toml in $ROOT"
+[ -f requirements-dev.txt ] || die "no requirements-dev.txt in $ROOT"
 
 hash_file() {
     if command -v sha256sum >/dev/null 2>&1; then
@@ -87,7 +89,7 @@ fi
 extras="test"
 case "${AUTO_CDC_ENGINES:-}" in *spark*) extras="test,spark" ;; esac
 
-hash="$(hash_file pyproject.toml)"
+hash="$(hash_file pyproject.toml)$(hash_file requirements-dev.txt | cut -c1-16)"
 stamp="$VENV/.bootstrap-$hash-${extras/,/-}"
 # an install with the spark extra has the test extra too
 if [ -f "$stamp" ] || { [ "$extras" = test ] && [ -f "$VENV/.bootstrap-$hash-test-spark" ]; }; then
@@ -105,10 +107,10 @@ pip_quiet() {
     fi
 }
 
-say "installing the project into $VENV (pip install -e .[$extras])"
+say "installing the development requirements into $VENV (pip install -r requirements-dev.txt, extras $extras)"
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 pip_quiet install -q --upgrade pip
-pip_quiet install -q -e ".[$extras]"
+pip_quiet install -q -r requirements-dev.txt -e ".[$extras]"
 
 rm -f "$VENV"/.bootstrap-*
 touch "$stamp"

@@ -90,6 +90,6 @@
   {%- endif -%}
 
   {%- if problems -%}
-    {%- do exceptions.raise_compiler_error("auto_cdc model '" ~ model.name ~ "': bad input in the change feed, nothing was applied:\n  - " ~ (problems | join('\n  - '))) -%}
+    {%- do exceptions.raise_database_error("auto_cdc model '" ~ model.name ~ "': bad input in the change feed, nothing was applied:\n  - " ~ (problems | join('\n  - '))) -%}
   {%- endif -%}
 {% endmacro %}

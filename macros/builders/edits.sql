@@ -111,7 +111,7 @@ select distinct {{ auto_cdc._cols(cfg.key_columns) }} from (
   {%- if bad.rows | length > 0 -%}
     {%- set shown = [] -%}
     {%- for row in bad.rows[:5] -%}{%- do shown.append(auto_cdc._describe_row(row, cfg.key_columns)) -%}{%- endfor -%}
-    {%- do exceptions.raise_compiler_error("auto_cdc model '" ~ model.name ~ "': rows edited by hand in " ~ args.target
+    {%- do exceptions.raise_database_error("auto_cdc model '" ~ model.name ~ "': rows edited by hand in " ~ args.target
           ~ (" hold two rows for one key" if cfg.scd == 1 else " are not a valid history (a version without __START_AT, ending where it starts or before, or two versions starting at the same sequence)")
           ~ ", for " ~ (bad.rows | length) ~ " key(s): " ~ (shown | join(', ')) ~ "; fix them, then run again") -%}
   {%- endif -%}

@@ -155,7 +155,7 @@ where {{ next_v }} is not null and ({{ key_next_v }} is null or {{ key_next_v }}
     {%- endif -%}
   {%- endif -%}
   {%- if problems -%}
-    {%- do exceptions.raise_compiler_error("auto_cdc_snapshot model '" ~ model.name ~ "': bad snapshot, nothing was applied:\n  - " ~ (problems | join('\n  - '))) -%}
+    {%- do exceptions.raise_database_error("auto_cdc_snapshot model '" ~ model.name ~ "': bad snapshot, nothing was applied:\n  - " ~ (problems | join('\n  - '))) -%}
   {%- endif -%}
 {% endmacro %}
 
@@ -200,7 +200,7 @@ where {{ next_v }} is not null and ({{ key_next_v }} is null or {{ key_next_v }}
   {%- endset -%}
   {%- set rows = auto_cdc._query(sql).rows -%}
   {%- if rows | length > 0 -%}
-    {%- do exceptions.raise_compiler_error("auto_cdc_snapshot model '" ~ model.name ~ "': snapshot version " ~ rows[0][0]
+    {%- do exceptions.raise_database_error("auto_cdc_snapshot model '" ~ model.name ~ "': snapshot version " ~ rows[0][0]
           ~ " would delete " ~ rows[0][1] ~ " of " ~ rows[0][2] ~ " keys, more than max_delete_fraction = "
           ~ cfg.max_delete_fraction ~ "; nothing was applied (an empty or truncated source?)") -%}
   {%- endif -%}

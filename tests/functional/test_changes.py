@@ -59,3 +59,30 @@ def test_e1_metrics_in_one_run_and_over_three_runs(project):
     responses = {r["unique_id"].split(".")[-1]: r["adapter_response"] for r in run_results["results"]}
     assert responses["split_scd1"]["_message"] == "num_upserted_rows=0 num_deleted_rows=0 late_events=2 ignored_events=6"
     assert responses["split_scd2"]["rows_affected"] == 4
+
+
+def test_table_changes_reads_as_written_in_databricks_with_or_without_an_alias(project):
+    """`select * from {{ auto_cdc.table_changes(ref('m'), v) }}` needs no alias and takes one (PostgreSQL
+    before 16 rejects an unaliased subquery in FROM)."""
+    project.table("feed", FEED, fx.CDF_BATCHES[0])
+    project.feed_model("scd1", "feed", **BASE)
+    project.run()
+    project.insert("feed", ["id", "seq", "op", "a"], fx.CDF_BATCHES[1])
+    project.run()
+    reads = {
+        "no_alias": "select * from {{ auto_cdc.table_changes(ref('scd1'), 2) }}",
+        "bare_alias": "select c.* from {{ auto_cdc.table_changes(ref('scd1'), 2) }} c",
+        "as_alias": "select c.id, c.a, c._change_type, c._commit_version, c._commit_timestamp "
+                    "from {{ auto_cdc.table_changes(ref('scd1'), 2) }} as c",
+        "up_to_version_1": "select * from {{ auto_cdc.table_changes(ref('scd1'), 0, 1) }} where id > 0",
+    }
+    for name, sql in reads.items():
+        project.model(name, sql, materialized="table")
+    project.run(*reads)
+    columns = ["id", "a", "_change_type", "_commit_version"]
+    version_2 = [c for c in sorted(fx.CDF_SCD1_CHANGES, key=repr) if c[3] == 2]
+    for name in ("no_alias", "bare_alias", "as_alias"):
+        assert list(project.rows(name)[0]) == columns + ["_commit_timestamp"], name
+        assert sorted(target_rows(project, name, columns), key=repr) == version_2, name
+    assert sorted(target_rows(project, "up_to_version_1", columns), key=repr) == [
+        c for c in sorted(fx.CDF_SCD1_CHANGES, key=repr) if c[3] == 1]

@@ -5,7 +5,8 @@ faulted run, and the next run must leave the target equal to the reference model
 A trial is one random feed (or snapshot series) delivered in three parts and one model over it:
 run 0 applies part 0; part 1 arrives and one run is faulted (run 0 itself in a quarter of the
 trials); part 2 arrives and a normal run follows. The fault: dbt is started with the test-only var
-`auto_cdc_fault_after_statement: k` (macros/sql_helpers.sql), which makes the run stall inside its
+`auto_cdc_fault_after_statement: k` and the project overrides the package's no-op `_fault_point` hook
+(auto_cdc_testkit/faults.py, through dbt's dispatch search order), which makes the run stall inside its
 open transaction right after its k-th statement; the test then SIGKILLs dbt's process group (or,
 on Postgres, restarts the server with an immediate, crash-like stop). k is spread over every
 statement of the run, using the statement count of the scenario's previous recovery run. One trial
@@ -34,6 +35,7 @@ from pathlib import Path
 
 import pytest
 
+from auto_cdc_testkit import faults
 from auto_cdc_testkit.cases import Case, SnapshotCase
 from auto_cdc_testkit.harness import DBT, sorted_rows
 
@@ -192,6 +194,7 @@ def test_faults_mid_run_leave_the_target_equal_to_the_reference_model(project, r
     statements = {}  # (scenario, first run?) -> statements counted in the last clean run of that kind
     counts = Counter()
     failures = []
+    faults.install(project)
     for trial in range(TRIALS):
         scenario = SCENARIOS[trial % len(SCENARIOS)]
         case = make_case(rng, scenario, f"t{trial}")
@@ -250,3 +253,13 @@ def test_faults_mid_run_leave_the_target_equal_to_the_reference_model(project, r
             fh.write(json.dumps(report) + "\n")
     assert not failures, "\n\n".join(failures)
     assert counts["faults"] > 0
+
+
+def test_the_package_itself_never_stalls_on_the_fault_var(project):
+    """The hook is test-only: without the test project's override the var does nothing."""
+    project.table("feed", [("k", "integer"), ("s", "integer")], [(1, 1)])
+    project.feed_model("m", "feed", materialized="auto_cdc", keys=["k"], sequence_by="s")
+    result = project.run(extra=["--vars", json.dumps({"auto_cdc_fault_after_statement": 1})])
+    assert MARKER not in result.output
+    assert "auto_cdc statement" not in (project.path / "logs" / "dbt.log").read_text()
+    assert project.rows("m") == [{"k": 1, "s": 1}]

@@ -1,25 +1,44 @@
-"""integration_tests/: a consumer project that installs the package with `local: ../`."""
+"""integration_tests/: the package's dbt test project. It installs the package with `local: ../` as a
+user does and builds the documentation examples E1-E4 with their equality tests, on every engine."""
 import os
 import shutil
 import subprocess
+import uuid
 
 from auto_cdc_testkit.harness import DBT, REPO
 
+EXAMPLES = ["e1_users_scd1", "e1_users_scd1_truncate", "e1_users_scd2", "e1_users_scd2_track_except_city",
+            "e2_users_snapshot_scd1", "e2_users_snapshot_scd2", "e3_users_snapshot_files_scd1",
+            "e3_users_snapshot_files_scd2", "e4_companies_bitemporal", "orders_history"]
 
-def test_consumer_project_builds_and_lists_none_of_the_package_examples(tmp_path):
+
+def test_integration_project_builds_the_examples_with_their_equality_tests(engine, request, tmp_path):
     project = tmp_path / "integration_tests"
-    shutil.copytree(REPO / "integration_tests", project, ignore=shutil.ignore_patterns("target", "dbt_packages", "logs"))
+    shutil.copytree(REPO / "integration_tests", project,
+                    ignore=shutil.ignore_patterns("target", "dbt_packages", "logs", "package-lock.yml"))
     (project / "packages.yml").write_text(f"packages:\n  - local: {REPO}\n")
-    env = {**os.environ, "DO_NOT_TRACK": "1", "DBT_DUCKDB_PATH": str(tmp_path / "it.duckdb")}
+    env = {**os.environ, "DO_NOT_TRACK": "1", "DBT_TARGET": engine, "DBT_DUCKDB_PATH": str(tmp_path / "it.duckdb")}
+    if engine == "postgres":
+        env.update(request.getfixturevalue("pg_env"), DBT_PG_SCHEMA="it_" + uuid.uuid4().hex[:8])
 
     def dbt(*args):
-        proc = subprocess.run([DBT, *args, "--project-dir", str(project), "--profiles-dir", str(project)],
+        proc = subprocess.run([DBT, "--no-use-colors", *args, "--project-dir", str(project), "--profiles-dir", str(project)],
                               cwd=project, env=env, capture_output=True, text=True)
-        assert proc.returncode == 0, proc.stdout[-4000:]
+        assert proc.returncode == 0, proc.stdout[-5000:]
         return proc.stdout
 
     dbt("deps")
-    listed = dbt("ls", "--output", "name", "--quiet").split()
-    assert sorted(listed) == sorted(["orders_history", "orders_cdf", "expected_orders_history",
-                                     "auto_cdc_equal_rows_orders_history_ref_expected_orders_history_"])
-    assert "PASS=4" in dbt("build")
+    models = dbt("ls", "--resource-type", "model", "--output", "name", "--quiet").split()
+    # E3 reads CSV files through DuckDB's read_csv: DuckDB only
+    assert sorted(models) == sorted(m for m in EXAMPLES if engine == "duckdb" or not m.startswith("e3_"))
+    output = dbt("build")
+    # E1 (4 targets), E2 (2) and E4 (1) on every engine, E3 (2) on DuckDB, and the orders example
+    assert output.count("PASS auto_cdc_equal_rows_") == (10 if engine == "duckdb" else 8), output[-5000:]
+    assert "ERROR=0" in output and "WARN=0" in output
+
+
+def test_installing_the_package_adds_no_model_or_seed(project):
+    """The package's root holds macros only: a consumer lists nothing of the package's own."""
+    listed = project.dbt("ls", "--output", "name", "--quiet").output.split()
+    assert listed == []
+    assert not (REPO / "models").exists() and not (REPO / "seeds").exists()

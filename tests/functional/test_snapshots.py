@@ -64,7 +64,7 @@ def test_e3_snapshot_files_several_versions_then_a_new_file_then_an_old_one(proj
     files = tmp_path / "snapshots"
     files.mkdir()
     for name in ["snapshot_1.csv", "snapshot_2.csv"]:
-        shutil.copy(REPO / "fixtures" / "e3" / name, files / name)
+        shutil.copy(REPO / "integration_tests" / "fixtures" / "e3" / name, files / name)
     sql = (f"select \"userId\", city, cast(regexp_extract(filename, 'snapshot_([0-9]+)[.]csv', 1) as integer) as version "
            f"from read_csv('{files}/snapshot_*.csv', filename = true, header = true, "
            "columns = {'userId': 'integer', 'city': 'varchar'})")

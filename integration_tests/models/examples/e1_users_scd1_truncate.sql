@@ -1,4 +1,4 @@
--- SPEC E1 with the optional truncate row at sequence 3: only key 125 has events after it.
+-- E1 with the optional truncate row at sequence 3: only key 125 has events after it.
 {{ config(
     materialized = 'auto_cdc',
     keys = ['userId'],

@@ -1,11 +1,11 @@
--- SPEC E3: versioned snapshot files snapshot_<N>.csv read through DuckDB; every file not applied yet is
+-- E3: versioned snapshot files snapshot_<N>.csv read through DuckDB; every file not applied yet is
 -- processed in version order in one run. last_snapshot_version() keeps already applied files out.
 {{ config(
     materialized = 'auto_cdc_snapshot',
     keys = ['userId'],
     snapshot_version = 'version',
     stored_as_scd_type = 2,
-    enabled = (target.type == 'duckdb' and project_name == 'auto_cdc')
+    enabled = (target.type == 'duckdb')
 ) }}
 select "userId", city, version
 from (

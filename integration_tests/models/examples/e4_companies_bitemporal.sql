@@ -1,4 +1,4 @@
--- SPEC E4: the documentation's bitemporal example. bt is business time (sequence_by), st system time.
+-- E4: the documentation's bitemporal example. bt is business time (sequence_by), st system time.
 {{ config(
     materialized = 'auto_cdc',
     keys = ['CompanyId'],
