@@ -1,7 +1,7 @@
-"""Benchmark of dbt-auto-cdc (issue #8): ratios measured in one run, on DuckDB and Postgres.
+"""Benchmark of dbt-auto-cdc: ratios measured in one run, on DuckDB and Postgres.
 
     bash scripts/bench.sh                      # default size, both engines (minutes per engine on 2 cores)
-    bash scripts/bench.sh --size large         # the issue's sizes (long)
+    bash scripts/bench.sh --size large         # the target sizes (long)
     bash scripts/bench.sh --engines duckdb     # one engine
     bash scripts/bench.sh --parts scaling --repeat 1 --keep   # one part, one run per timing, keep the project
 
@@ -66,7 +66,7 @@ SIZES = {
               "postgres": dict(B=100_000, T=(1_000_000, 5_000_000), floor_b=100_000, snap=1_000_000,
                                late_keys=100_000, late_e=5, W=5)},
 }
-LATE_SHARE = 0.20   # issue #8, item 4
+LATE_SHARE = 0.20 
 DELETE_SHARE = 0.01
 SNAP_CHANGED, SNAP_DELETED = 0.01, 0.001
 
@@ -448,7 +448,7 @@ def bench_engine(p: Project, s: dict, parts=PARTS, repeat: int = 1, log=print) -
         if "scaling" in parts:
             tm[f"floor_{T}_b{B}"] = {"apply_s": floor_seconds(p, f"floor_{T}", T, batches[0], W, R)}
     FB = s["floor_b"]
-    if FB != B and "scaling" in parts:  # the issue's floor: a bigger batch into the larger target (later runs)
+    if FB != B and "scaling" in parts:  # the floor at size: a bigger batch into the larger target (later runs)
         batches = [batch_sql(e, FB, T2, 1, r, W, late=0.0) for r in range(R + 1, 2 * R + 1)]
         for scd in (1, 2):
             name = f"scd{scd}_{T2}"

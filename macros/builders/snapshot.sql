@@ -1,5 +1,5 @@
 {#-
-  auto_cdc_snapshot (SPEC section 3): each new snapshot version is compared with the one before
+  auto_cdc_snapshot: each new snapshot version is compared with the one before
   it, and the differences become events whose sequence is the version, applied like a change feed.
   For the first new version "the one before" is the target's current state (SCD2: its open rows)
   at the last applied version.
@@ -220,7 +220,7 @@ where not exists (select 1 from new_rows s where {{ same_key }})
 {% endmacro %}
 
 
-{#- SPEC section 3: a version not above the last applied one is skipped, with a warning naming it.
+{#- A version not above the last applied one is skipped, with a warning naming it.
     Returns how many versions are left to apply. -#}
 {% macro _warn_skipped_versions(args) %}
   {%- set version = auto_cdc._q(auto_cdc._names().version) -%}

@@ -1,5 +1,5 @@
 {#-
-  materialized='auto_cdc_snapshot': the model returns full snapshots of a source (SPEC section 3).
+  materialized='auto_cdc_snapshot': the model returns full snapshots of a source.
   Each new version is diffed against the one before it and the differences are applied like a
   change feed whose sequence is the version, through the same apply as auto_cdc.
 -#}

@@ -1,4 +1,4 @@
-"""The benchmark (bench/run.py, issue #8) at its tiny size on DuckDB, so its code cannot rot: the floor and
+"""The benchmark (bench/run.py) at its tiny size on DuckDB, so its code cannot rot: the floor and
 scaling part (one run each) and the peers' correctness cases. It checks the shape of the results and the
 correctness verdicts the README quotes, never a timing."""
 from __future__ import annotations
