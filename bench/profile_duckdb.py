@@ -1,4 +1,4 @@
-"""Profile of an SCD1 apply on DuckDB, on a project kept by `bench/run.py --keep` (issue #8: where a target
+"""Profile of an SCD1 apply on DuckDB, on a project kept by `bench/run.py --keep` (where a target
 is missed, show the profile). Every measurement runs in a transaction that is rolled back: the kept
 database is left as it was.
 

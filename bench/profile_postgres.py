@@ -1,4 +1,4 @@
-"""Plans of the two slowest SCD1 statements on Postgres (issue #8: the profile behind a missed target).
+"""Plans of the two slowest SCD1 statements on Postgres (the profile behind a missed target).
 
     .venv/bin/python bench/profile_postgres.py 2000000 100000     # target rows, batch size
 

@@ -1,7 +1,7 @@
-"""Benchmark of dbt-auto-cdc (issue #8): ratios measured in one run, on DuckDB and Postgres.
+"""Benchmark of dbt-auto-cdc: ratios measured in one run, on DuckDB and Postgres.
 
     bash scripts/bench.sh                      # default size, both engines (minutes per engine on 2 cores)
-    bash scripts/bench.sh --size large         # the issue's sizes (long)
+    bash scripts/bench.sh --size large         # the target sizes (long)
     bash scripts/bench.sh --engines duckdb     # one engine
     bash scripts/bench.sh --parts scaling --repeat 1 --keep   # one part, one run per timing, keep the project
 
@@ -20,10 +20,14 @@ few seconds apart (absolute times on a shared machine mean little):
 4. late       SCD2 batch with 20% late events / a batch of the same size with none; and with 20% late,
               a history 10x larger / the smaller one.
 
+Beside the ratios: the SQL statements each timed dbt run executed for its model (from dbt's JSON log,
+auto_cdc_testkit/statements.py), including a run with nothing new; and the bookkeeping bytes per target
+byte (the event log, run log and any other `<target>__auto_cdc_*` table against the target).
+
 "apply" is the model's execution time from dbt's run_results.json (staging, checks, log append,
 recomputation, writes; no dbt start-up); "run" is the wall time of the whole `dbt` invocation.
 The data is generated inside the engine (range / generate_series), no CSVs. Results: a table on
-stdout and JSON in bench/results/latest.json (or --out).
+stdout, JSON in bench/results/latest.json (or --out), and SVG charts in docs/img (or --plots).
 """
 from __future__ import annotations
 
@@ -44,6 +48,8 @@ if str(REPO) not in sys.path:
 
 from auto_cdc_testkit import reference as ref  # noqa: E402
 from auto_cdc_testkit.harness import Project  # noqa: E402
+from auto_cdc_testkit.names import NAMES  # noqa: E402
+from auto_cdc_testkit.statements import statement_counts  # noqa: E402
 
 # B: batch of the floor/scaling runs; T: the two target sizes (rows); floor_b: batch of the floor run
 # (a third run on the larger target when it differs from B); snap: rows of the snapshot job; late_keys and
@@ -60,7 +66,7 @@ SIZES = {
               "postgres": dict(B=100_000, T=(1_000_000, 5_000_000), floor_b=100_000, snap=1_000_000,
                                late_keys=100_000, late_e=5, W=5)},
 }
-LATE_SHARE = 0.20   # issue #8, item 4
+LATE_SHARE = 0.20 
 DELETE_SHARE = 0.01
 SNAP_CHANGED, SNAP_DELETED = 0.01, 0.001
 
@@ -179,6 +185,7 @@ def dbt_timed(p: Project, command: str, name: str) -> dict:
     statements = _statements(log)
     return {"run_s": round(wall, 3), "apply_s": round(apply_s, 3),
             "sql_s": round(sum(s["s"] for s in statements), 3), "message": node.get("message"),
+            "statements": statement_counts(log).get(node["unique_id"], 0),
             "top_statements": sorted(statements, key=lambda s: -s["s"])[:4]}
 
 
@@ -203,7 +210,51 @@ def _statements(log: Path) -> list[dict]:
 
 
 def _short(t: dict) -> str:
-    return f"run {t['run_s']}s, apply {t['apply_s']}s, SQL {t['sql_s']}s ({t['message']})"
+    return (f"run {t['run_s']}s, apply {t['apply_s']}s, SQL {t['sql_s']}s, {t['statements']} statements "
+            f"({t['message']})")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Storage: bookkeeping bytes per target byte
+# ---------------------------------------------------------------------------------------------------------------
+
+def relation_bytes(p: Project) -> dict[str, int]:
+    """Bytes each table of the project's schema holds. Postgres: pg_total_relation_size (heap, indexes,
+    TOAST). DuckDB, after a checkpoint: the database's blocks, each shared among the column segments it
+    holds by where they start in it (a segment's share runs to the next segment's start, the last one's to
+    the block's end), plus the extra blocks of long segments."""
+    if p.engine == "postgres":
+        return {name: int(size) for name, size in p.fetch(
+            "select c.relname, pg_total_relation_size(c.oid) from pg_class c join pg_namespace n on n.oid = c.relnamespace "
+            f"where n.nspname = '{p.schema}' and c.relkind = 'r'")}
+    import duckdb
+    con = duckdb.connect(str(p.db_path))
+    try:
+        con.execute("checkpoint")
+        block = con.execute("select block_size from pragma_database_size()").fetchone()[0]
+        tables = [t for (t,) in con.execute(
+            f"select table_name from duckdb_tables() where schema_name = '{p.schema}' and not temporary").fetchall()]
+        segments = []  # (block_id, offset, table, extra blocks)
+        for t in tables:
+            segments += [(b, o, t, len(extra or [])) for b, o, extra in con.execute(
+                "select block_id, block_offset, additional_block_ids from pragma_storage_info(?) where block_id >= 0",
+                [t]).fetchall()]
+    finally:
+        con.close()
+    sizes = dict.fromkeys(tables, 0)
+    segments.sort()
+    for i, (b, o, t, extra) in enumerate(segments):
+        end = segments[i + 1][1] if i + 1 < len(segments) and segments[i + 1][0] == b else block
+        sizes[t] += end - o + extra * block
+    return sizes
+
+
+def bookkeeping(sizes: dict[str, int], target: str) -> dict:
+    """The side tables of one target (`<target>__auto_cdc_*`: event log, run log, any state) against it."""
+    side = {name: size for name, size in sizes.items() if name.startswith(target + NAMES["internal_prefix"])}
+    target_bytes = sizes.get(target, 0)
+    return {"target_bytes": target_bytes, "side_bytes": side,
+            "per_target_byte": round(sum(side.values()) / target_bytes, 2) if target_bytes else None}
 
 
 def timed_sql(p: Project, sql: str) -> float:
@@ -397,7 +448,7 @@ def bench_engine(p: Project, s: dict, parts=PARTS, repeat: int = 1, log=print) -
         if "scaling" in parts:
             tm[f"floor_{T}_b{B}"] = {"apply_s": floor_seconds(p, f"floor_{T}", T, batches[0], W, R)}
     FB = s["floor_b"]
-    if FB != B and "scaling" in parts:  # the issue's floor: a bigger batch into the larger target (later runs)
+    if FB != B and "scaling" in parts:  # the floor at size: a bigger batch into the larger target (later runs)
         batches = [batch_sql(e, FB, T2, 1, r, W, late=0.0) for r in range(R + 1, 2 * R + 1)]
         for scd in (1, 2):
             name = f"scd{scd}_{T2}"
@@ -424,6 +475,21 @@ def bench_engine(p: Project, s: dict, parts=PARTS, repeat: int = 1, log=print) -
               [batch_sql(e, n, k, s["late_e"], r, W, late=0.0) for r in range(1, R + 1)])
         timed(f"late_{k}_late20", "run", f"late_{k}", f"feed_late_{k}",
               [batch_sql(e, n, k, s["late_e"], r, W, late=LATE_SHARE) for r in range(R + 1, 2 * R + 1)])
+
+    # -- statements of a run with nothing new (the feed emptied) --------------------------------------------------------
+    if "scaling" in parts:
+        for scd in (1, 2):
+            name = f"scd{scd}_{T1}"
+            replace_table(p, f"feed_{name}", batch_sql(e, 1, T1, 1, 1, W, late=0.0) + " where false")
+            tm[f"{name}_empty"] = dbt_timed(p, "run", name)
+            log(f"[{e}] {name}_empty: {_short(tm[f'{name}_empty'])}")
+
+    # -- storage: bookkeeping bytes per target byte, after the timed runs ----------------------------------------------
+    sizes = relation_bytes(p)
+    out["storage"] = {name: bookkeeping(sizes, name) for name in sizes
+                      if name + NAMES["log_suffix"] in sizes or name in ("snap_dbt", f"incremental_{T1}")}
+    for name, b in out["storage"].items():
+        log(f"[{e}] storage {name}: target {b['target_bytes']:,} bytes, bookkeeping {b['per_target_byte']} per target byte")
 
     # -- correctness of the peers -----------------------------------------------------------------------------------
     if "correctness" in parts:
@@ -463,6 +529,29 @@ def bench_engine(p: Project, s: dict, parts=PARTS, repeat: int = 1, log=print) -
           f"SCD2 batch with 20% late events / none ({K * s['late_e']:,}-row history)", None)
     ratio("late_history_scaling", lambda: a(f"late_{10 * K}_late20") / a(f"late_{K}_late20"),
           f"SCD2 batch with 20% late events: {10 * K * s['late_e']:,}-row / {K * s['late_e']:,}-row history", 1.5)
+    st = out["statements"] = {}
+
+    def statements(name: str, key: str, what: str, target) -> None:
+        if key in tm:
+            st[name] = {"value": tm[key]["statements"], "what": what, "target": target}
+
+    for scd in (1, 2):
+        statements(f"scd{scd}_batch", f"scd{scd}_{T1}_b{B}", f"SCD{scd} run of {B:,} in-order events", 12)
+        statements(f"scd{scd}_empty", f"scd{scd}_{T1}_empty", f"SCD{scd} run with nothing new", 5)
+    statements("scd2_late20", f"late_{K}_late20", "SCD2 run of a batch with 20% late events", None)
+    statements("snapshot_scd2", "snap_auto_cdc", "auto_cdc_snapshot SCD2 run of one new snapshot", None)
+    statements("dbt_snapshot", "snap_dbt", "dbt snapshot run of the same snapshot", None)
+    statements("incremental", f"incremental_{T1}_b{B}", "hand-written incremental run", None)
+    for v in st.values():
+        v["met"] = None if v["target"] is None else v["value"] <= v["target"]
+    for key, name, what in ((f"scd1_{T2 if 'scaling' in parts else T1}", "bookkeeping_scd1", "the SCD1 target"),
+                            (f"scd2_{T2}", "bookkeeping_scd2", "the SCD2 target"),
+                            ("snap_auto_cdc", "bookkeeping_snapshot", "the auto_cdc_snapshot SCD2 target"),
+                            (f"late_{10 * K}", "bookkeeping_scd2_history", "the SCD2 target of 5 events per key")):
+        b = out["storage"].get(key)
+        if b and b["per_target_byte"] is not None:
+            r[name] = {"value": b["per_target_byte"], "target": None,
+                       "what": f"bookkeeping bytes per target byte, {what} (the largest built)"}
     for v in r.values():
         v["value"] = round(v["value"], 2)
         t = v["target"]
@@ -487,6 +576,18 @@ def print_table(results: dict) -> None:
                 continue
             cells.append(f"{v['value']:.2f}" + ("" if v["met"] is None else (" ok" if v["met"] else " MISSED")))
         print(f"| {k}: {first['what']} | {target} | " + " | ".join(cells) + " |")
+    keys = list(dict.fromkeys(k for e in engines for k in results["engines"][e].get("statements", {})))
+    if keys:
+        print("\n| statements per run | target | " + " | ".join(engines) + " |")
+        print("|---|---|" + "---|" * len(engines))
+        for k in keys:
+            first = next(results["engines"][e]["statements"][k] for e in engines if k in results["engines"][e]["statements"])
+            cells = []
+            for e in engines:
+                v = results["engines"][e].get("statements", {}).get(k)
+                cells.append("-" if v is None else f"{v['value']}" + ("" if v["met"] is None else (" ok" if v["met"] else " MISSED")))
+            target = "-" if first["target"] is None else f"<= {first['target']}"
+            print(f"| {k}: {first['what']} | {target} | " + " | ".join(cells) + " |")
     print("\n| correctness (late-event cases) | " + " | ".join(engines) + " |")
     print("|---|" + "---|" * len(engines))
     for case, tools in (("change_feed", ("auto_cdc", "incremental")),
@@ -503,6 +604,55 @@ def print_table(results: dict) -> None:
             print(f"| {case}: {tool} | " + " | ".join(cells) + " |")
 
 
+def plot(results: dict, directory: Path) -> list[Path]:
+    """SVG charts of the ratios (against their targets), the statements per run and the bookkeeping bytes
+    per target byte, one bar per engine."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    directory.mkdir(parents=True, exist_ok=True)
+    engines = list(results["engines"])
+    title = f"size {results['size']}, {results['started_at'][:10]}"
+    written = []
+
+    def chart(filename: str, section: str, keep, xlabel: str, log_scale: bool) -> None:
+        keys = [k for k in dict.fromkeys(k for e in engines for k in results["engines"][e].get(section, {})) if keep(k)]
+        if not keys:
+            return
+        fig, ax = plt.subplots(figsize=(8, 0.45 * len(keys) * max(1, len(engines)) + 1.2))
+        height = 0.8 / len(engines)
+        for j, e in enumerate(engines):
+            values = [results["engines"][e].get(section, {}).get(k, {}).get("value") for k in keys]
+            ys = [i + j * height for i in range(len(keys))]
+            ax.barh([y for y, v in zip(ys, values) if v is not None], [v for v in values if v is not None],
+                    height=height, label=e)
+        for i, k in enumerate(keys):
+            first = next(results["engines"][e][section][k] for e in engines if k in results["engines"][e].get(section, {}))
+            if first.get("target") is not None:
+                ax.plot([first["target"]] * 2, [i - height / 2, i + 0.8 - height / 2], color="black", linewidth=1.5)
+        ax.set_yticks([i + 0.4 - height / 2 for i in range(len(keys))], keys)
+        ax.invert_yaxis()
+        if log_scale:
+            ax.set_xscale("log")
+        ax.set_xlabel(xlabel)
+        ax.set_title(title, fontsize=9)
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        path = directory / filename
+        fig.savefig(path, metadata={"Date": None})
+        plt.close(fig)
+        written.append(path)
+
+    chart("bench-ratios.svg", "ratios", lambda k: not k.startswith("bookkeeping"),
+          "ratio of execution times (black line: target)", True)
+    chart("bench-statements.svg", "statements", lambda k: True, "SQL statements in one dbt run of the model "
+          "(black line: target)", False)
+    chart("bench-bookkeeping.svg", "ratios", lambda k: k.startswith("bookkeeping"),
+          "bytes of the event log, run log and state per byte of the target", False)
+    return written
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", choices=sorted(SIZES), default="small")
@@ -512,6 +662,9 @@ def main(argv=None) -> int:
                         help="comma-separated subset of " + ",".join(PARTS) + " (scaling includes the floor)")
     parser.add_argument("--repeat", type=int, default=2, help="runs per timing, the best is kept (1-4)")
     parser.add_argument("--keep", action="store_true", help="keep the scratch projects (for profiling)")
+    parser.add_argument("--plots", type=Path, default=REPO / "docs" / "img",
+                        help="directory of the SVG charts (docs/img, which docs/benchmarks.md shows)")
+    parser.add_argument("--no-plots", action="store_true", help="write no charts")
     args = parser.parse_args(argv)
     os.environ.setdefault("DO_NOT_TRACK", "1")
     engines = [x.strip() for x in args.engines.split(",") if x.strip()]
@@ -554,6 +707,9 @@ def main(argv=None) -> int:
     args.out.write_text(json.dumps(results, indent=2, default=str))
     print_table(results)
     print(f"\nwritten {args.out} ({results['total_s']}s)")
+    if not args.no_plots:
+        for path in plot(results, args.plots):
+            print(f"written {path}")
     return 0
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The benchmark of issue #8 (bench/run.py): ratios against the floor, scaling, dbt's own snapshot and a
+# The benchmark (bench/run.py): ratios against the floor, scaling, dbt's own snapshot and a
 # hand-written incremental model, late events; on DuckDB and on a throwaway Postgres it starts itself.
 # Extra arguments go to bench/run.py, e.g. `bash scripts/bench.sh --size large --engines duckdb`.
 set -euo pipefail

@@ -1,9 +1,13 @@
 {#-
-  auto_cdc_snapshot (SPEC section 3): each new snapshot version is compared with the one before
+  auto_cdc_snapshot: each new snapshot version is compared with the one before
   it, and the differences become events whose sequence is the version, applied like a change feed.
   For the first new version "the one before" is the target's current state (SCD2: its open rows)
-  at the last applied version. One pass over the snapshots and the current rows: each key's rows,
-  ordered by version, are compared with their neighbours.
+  at the last applied version.
+
+  One new version (the usual run): a hash join of the snapshot with the current rows on the keys,
+  as dbt's snapshot does (`snapshot_join_diff_sql`). Several versions in one run: one pass over the
+  snapshots and the current rows, each key's rows ordered by version and compared with their
+  neighbours (`snapshot_diff_sql`).
 -#}
 
 {#- The model's rows with their version: the snapshot_version column, else the run's start time. -#}
@@ -27,32 +31,43 @@ from (
 {% endmacro %}
 
 
-{#- The snapshot rows still to apply, and the current state they are compared with. -#}
+{#- The snapshot rows still to apply, and the current state they are compared with, in the target's
+    columns (args.output): a column new in the source is NULL in the current state, one the source no
+    longer returns is NULL in the snapshots. -#}
 {% macro _snapshot_rows_sql(args, incremental) -%}
-  {%- set cfg = args.cfg -%}
+{{ auto_cdc._snapshot_new_rows_sql(args, incremental) }}
+{%- if incremental %}
+union all
+{{ auto_cdc._snapshot_current_rows_sql(args) }}
+{%- endif %}
+{%- endmacro %}
+
+{% macro _snapshot_new_rows_sql(args, incremental) -%}
   {%- set n = auto_cdc._names() -%}
   {%- set version = auto_cdc._q(n.version) -%}
   {%- set last = '(select max(cursor_value) from ' ~ args.runs ~ ')' -%}
-  {#- the target's columns (args.output): a column new in the source is NULL in the current state, one
-      the source no longer returns is NULL in the snapshots -#}
 select
   {%- for c in args.output %}
-  {{ auto_cdc._q(c) if c in cfg.output else 'null' }} as {{ auto_cdc._q(c) }},
+  {{ auto_cdc._q(c) if c in args.cfg.output else 'null' }} as {{ auto_cdc._q(c) }},
   {%- endfor %}
   {{ version }}, 0 as {{ auto_cdc._q(n.current) }}
 from {{ args.snapshot }}
 {%- if incremental %}
 where {{ last }} is null or {{ version }} > {{ last }}
-union all
+{%- endif %}
+{%- endmacro %}
+
+{#- The target's current rows (SCD2: the open ones), at the last applied version. -#}
+{% macro _snapshot_current_rows_sql(args) -%}
+  {%- set n = auto_cdc._names() -%}
 select
   {%- for c in args.output %}
-  {{ 'null' if c in args.add_columns else auto_cdc._q(c) }},
+  {{ 'null' if c in args.add_columns else auto_cdc._q(c) }} as {{ auto_cdc._q(c) }},
   {%- endfor %}
-  {{ last }}, 1
+  (select max(cursor_value) from {{ args.runs }}) as {{ auto_cdc._q(n.version) }}, 1 as {{ auto_cdc._q(n.current) }}
 from {{ args.target }}
-{%- if cfg.scd != 1 %}
+{%- if args.cfg.scd != 1 %}
 where {{ auto_cdc._q(n.end_at) }} is null
-{%- endif %}
 {%- endif %}
 {%- endmacro %}
 
@@ -124,6 +139,51 @@ where {{ next_v }} is not null and ({{ key_next_v }} is null or {{ key_next_v }}
 {% endmacro %}
 
 
+{#- The events of one new version against the current rows, in the staged-feed shape: an upsert for
+    each snapshot row whose key is new or whose columns differ from its current row, a delete for each
+    current key the snapshot lacks. Keys are never NULL here (`_check_snapshot`), so `=` joins them. -#}
+{% macro snapshot_join_diff_sql(args) %}
+  {{ return(adapter.dispatch('snapshot_join_diff_sql', 'auto_cdc')(args)) }}
+{% endmacro %}
+
+{% macro default__snapshot_join_diff_sql(args) %}
+  {%- set cfg = args.cfg -%}
+  {%- set n = auto_cdc._names() -%}
+  {%- set payload = [] -%}
+  {%- for c in args.output if c not in cfg.key_columns -%}{%- do payload.append(c) -%}{%- endfor -%}
+  {%- set version = auto_cdc._q(n.version) -%}
+  {%- if cfg.snapshot_version -%}
+    {%- set new_version = '(select max(' ~ version ~ ') from new_rows)' -%}
+  {%- else -%}
+    {%- set new_version = "cast('" ~ run_started_at.strftime("%Y-%m-%d %H:%M:%S.%f") ~ "' as " ~ dbt.type_timestamp() ~ ")" -%}
+  {%- endif -%}
+  {%- set same_key -%}
+    {%- for c in cfg.key_columns %}{{ ' and ' if not loop.first }}c.{{ auto_cdc._q(c) }} = s.{{ auto_cdc._q(c) }}{% endfor -%}
+  {%- endset -%}
+with new_rows as (
+  {{ auto_cdc._snapshot_new_rows_sql(args, true) }}
+),
+current_rows as (
+  {{ auto_cdc._snapshot_current_rows_sql(args) }}
+)
+select
+  {{ auto_cdc._cols(cfg.key_columns, 's') }}, s.{{ version }}, {{ auto_cdc._cols(payload, 's') ~ ',' if payload }}
+  '{{ n.upsert }}' as {{ auto_cdc._q(n.op) }}, s.{{ version }} as {{ auto_cdc._q(n.cursor) }}
+from new_rows s
+left join current_rows c on {{ same_key }}
+where c.{{ auto_cdc._q(n.current) }} is null
+  {%- for c in payload %}
+  or s.{{ auto_cdc._q(c) }} is distinct from c.{{ auto_cdc._q(c) }}
+  {%- endfor %}
+union all
+select
+  {{ auto_cdc._cols(cfg.key_columns, 'c') }}, {{ new_version }}, {% for c in payload %}null, {% endfor %}
+  '{{ n.delete }}', {{ new_version }}
+from current_rows c
+where not exists (select 1 from new_rows s where {{ same_key }})
+{% endmacro %}
+
+
 {#- Snapshot data problems: NULL keys or versions, a key twice in one version. -#}
 {% macro _check_snapshot(cfg, snapshot) %}
   {%- set n = auto_cdc._names() -%}
@@ -160,17 +220,19 @@ where {{ next_v }} is not null and ({{ key_next_v }} is null or {{ key_next_v }}
 {% endmacro %}
 
 
-{#- SPEC section 3: a version not above the last applied one is skipped, with a warning naming it. -#}
+{#- A version not above the last applied one is skipped, with a warning naming it.
+    Returns how many versions are left to apply. -#}
 {% macro _warn_skipped_versions(args) %}
   {%- set version = auto_cdc._q(auto_cdc._names().version) -%}
-  {%- set skipped = auto_cdc._query('select distinct ' ~ version ~ ' from ' ~ args.snapshot ~ ' where ' ~ version
-        ~ ' <= (select max(cursor_value) from ' ~ args.runs ~ ') order by 1') -%}
-  {%- if skipped.rows | length > 0 -%}
-    {%- set versions = [] -%}
-    {%- for row in skipped.rows -%}{%- do versions.append(row[0] | string) -%}{%- endfor -%}
+  {%- set found = auto_cdc._query('select v, case when v <= (select max(cursor_value) from ' ~ args.runs
+        ~ ') then 1 else 0 end from (select distinct ' ~ version ~ ' as v from ' ~ args.snapshot ~ ') d order by 1') -%}
+  {%- set versions = [] -%}
+  {%- for row in found.rows if row[1] | int == 1 -%}{%- do versions.append(row[0] | string) -%}{%- endfor -%}
+  {%- if versions -%}
     {%- do exceptions.warn("auto_cdc_snapshot model '" ~ model.name ~ "': skipped out-of-order snapshot version(s) "
           ~ (versions | join(', ')) ~ ": not greater than the last applied version") -%}
   {%- endif -%}
+  {{ return((found.rows | length) - (versions | length)) }}
 {% endmacro %}
 
 

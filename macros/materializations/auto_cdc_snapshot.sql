@@ -1,5 +1,5 @@
 {#-
-  materialized='auto_cdc_snapshot': the model returns full snapshots of a source (SPEC section 3).
+  materialized='auto_cdc_snapshot': the model returns full snapshots of a source.
   Each new version is diffed against the one before it and the differences are applied like a
   change feed whose sequence is the version, through the same apply as auto_cdc.
 -#}
@@ -40,12 +40,15 @@
   {% do auto_cdc._check_snapshot(cfg, temp.snapshot) %}
   {%- if incremental -%}
     {%- do args.update(auto_cdc._plan_schema_changes(args)) -%}
-    {% do auto_cdc._warn_skipped_versions(args) %}
+    {%- set new_versions = auto_cdc._warn_skipped_versions(args) -%}
   {%- endif -%}
   {%- do args.update({'target_columns': auto_cdc._target_columns(cfg, args.output)}) -%}
 
-  -- diff each new version against the one before it
-  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.batch, auto_cdc.snapshot_diff_sql(args, incremental))) %}
+  -- diff each new version against the one before it: one version (without snapshot_version, the run's
+  -- snapshot) by a join with the current rows, several in one pass ordered by version
+  {%- set one_version = incremental and (new_versions == 1 if cfg.snapshot_version else not args.once_skipped) -%}
+  {%- set diff_sql = auto_cdc.snapshot_join_diff_sql(args) if one_version else auto_cdc.snapshot_diff_sql(args, incremental) -%}
+  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.batch, diff_sql)) %}
   {% do auto_cdc._check_delete_fraction(args, incremental) %}
 
   -- the event log and the run log, then the apply (macros/builders/apply.sql)

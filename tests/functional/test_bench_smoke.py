@@ -1,4 +1,4 @@
-"""The benchmark (bench/run.py, issue #8) at its tiny size on DuckDB, so its code cannot rot: the floor and
+"""The benchmark (bench/run.py) at its tiny size on DuckDB, so its code cannot rot: the floor and
 scaling part (one run each) and the peers' correctness cases. It checks the shape of the results and the
 correctness verdicts the README quotes, never a timing."""
 from __future__ import annotations
@@ -13,12 +13,18 @@ from auto_cdc_testkit.harness import REPO
 def test_bench_tiny_duckdb_reports_ratios_and_the_peers_mistakes(tmp_path):
     out = tmp_path / "bench.json"
     proc = subprocess.run([sys.executable, str(REPO / "bench" / "run.py"), "--size", "tiny", "--engines", "duckdb",
-                           "--repeat", "1", "--parts", "scaling,correctness", "--out", str(out)],
+                           "--repeat", "1", "--parts", "scaling,correctness", "--out", str(out),
+                           "--plots", str(tmp_path / "img")],
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     result = json.loads(out.read_text())["engines"]["duckdb"]
     for name in ("floor_scd1", "floor_scd2", "scaling_scd1", "scaling_scd2", "scaling_floor"):
         assert result["ratios"][name]["value"] > 0, name
+    for name in ("scd1_batch", "scd1_empty", "scd2_batch", "scd2_empty"):
+        assert result["statements"][name]["value"] > 0, name
+    assert result["ratios"]["bookkeeping_scd1"]["value"] > 0  # the event log is not empty
+    for chart in ("bench-ratios.svg", "bench-statements.svg", "bench-bookkeeping.svg"):
+        assert (tmp_path / "img" / chart).read_text().lstrip().startswith("<?xml"), chart
     correctness = result["correctness"]
     assert correctness["change_feed"]["auto_cdc"]["correct"]
     assert not correctness["change_feed"]["incremental"]["correct"]  # a late event overwrites a newer value
@@ -26,3 +32,4 @@ def test_bench_tiny_duckdb_reports_ratios_and_the_peers_mistakes(tmp_path):
     assert correctness["snapshots_late"]["auto_cdc_snapshot"]["correct"]
     assert not correctness["snapshots_late"]["dbt_snapshot"]["correct"]  # a late snapshot becomes the current row
     assert "| ratio |" in proc.stdout
+    assert "| statements per run |" in proc.stdout

@@ -7,6 +7,7 @@ from hypothesis import given, strategies as st
 from auto_cdc_testkit import fixtures as fx
 from auto_cdc_testkit.cases import PROPERTY_SETTINGS, SnapshotCase, check_batch
 from auto_cdc_testkit.harness import REPO, ordered, target_rows
+from auto_cdc_testkit.statements import statements
 
 SNAP = fx.SNAPSHOT_COLUMNS
 E2_V0, E2_V1, E2_SCD2, E2_SCD1 = fx.E2_V0, fx.E2_V1, fx.E2_SCD2, fx.E2_SCD1
@@ -151,3 +152,30 @@ def test_a_snapshot_version_type_that_changes_between_runs_is_a_clear_error(proj
     result = project.run(check=False)
     assert not result.ok and "changed type from" in result.output, result.output[-2000:]
     assert project.rows("t") == [{"userId": 1, "city": "a"}]
+
+
+def _diff_statement(project) -> str:
+    """The statement of the last run that built the diff's events."""
+    (sql,) = [q for q in statements(project.path / "logs" / "dbt.log")["model.auto_cdc_it.t"]
+              if '__auto_cdc_batch" as' in q and "create" in q.lower()]
+    return " ".join(sql.lower().split())
+
+
+def test_one_new_version_is_diffed_by_a_join_several_by_a_window(project):
+    """A run with one new version joins it with the current rows (deletes of keys it lacks, a key that
+    comes back, a changed row); a run with several keeps the pass ordered by version. Same history."""
+    project.feed_model("t", "snap", **CFG, stored_as_scd_type=2)
+    delivered = [[(1, "a", 0), (2, "a", 0), (3, "a", 0)],
+                 [(1, "b", 1), (2, "a", 1)],                                  # one version: 3 deleted, 1 changed
+                 [(1, "b", 2), (2, "a", 2), (3, "c", 2), (2, "d", 3)],        # two: 3 back, then 1 and 3 deleted
+                 [(1, "e", 4), (2, "d", 4)]]                                  # one version: 1 back
+    paths = []
+    for rows in delivered:
+        project.table("snap", SNAP, rows)
+        project.run(extra=["--log-format-file", "json"])
+        paths.append("join" if " left join " in _diff_statement(project) else
+                     "window" if " over " in _diff_statement(project) else "?")
+    assert paths[1:] == ["join", "window", "join"]
+    assert target_rows(project, "t", ["userId", "city", "__START_AT", "__END_AT"]) == ordered([
+        (1, "a", 0, 1), (1, "b", 1, 3), (1, "e", 4, None), (2, "a", 0, 3), (2, "d", 3, None),
+        (3, "a", 0, 1), (3, "c", 2, 3)])
