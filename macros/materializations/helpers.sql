@@ -318,7 +318,8 @@ select
   {%- for c in cfg.seq_columns if c in before and c in now and (before[c] | lower) != (now[c] | lower) -%}
     {%- do exceptions.raise_compiler_error("auto_cdc model '" ~ model.name ~ "': the sequence column '" ~ c ~ "' changed type from "
           ~ before[c] ~ " to " ~ now[c] ~ " since the last run; events of both types cannot be ordered together "
-          ~ "(cast it back to " ~ before[c] ~ ", or run with --full-refresh)") -%}
+          ~ "(cast it back to " ~ before[c] ~ "; or rebuild with --full-refresh, which rebuilds the history from what the source "
+          ~ "still holds: events it no longer holds are lost)") -%}
   {%- endfor -%}
   {%- set mode = cfg.on_schema_change -%}
   {%- set widen = auto_cdc._widened_types(args, existing) if mode != 'ignore' else {} -%}
