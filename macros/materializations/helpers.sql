@@ -44,11 +44,9 @@
 {% endmacro %}
 
 
-{#- The target's grants, and the same on its bookkeeping: readable by exactly those who can read the target. -#}
+{#- The target's grants on the target and its change feed; the logs keep the owner's (grants.sql). -#}
 {% macro _apply_grants(relations, grant_config, should_revoke) %}
-  {% for relation in relations %}
-    {% do apply_grants(relation, grant_config, should_revoke=should_revoke) %}
-  {% endfor %}
+  {% do auto_cdc.apply_model_grants(relations, grant_config, should_revoke) %}
 {% endmacro %}
 
 
@@ -439,16 +437,10 @@ alter table {{ relation }} add column {{ auto_cdc._q(column) }} {{ type }}
 {% macro default__lock_model(relation) %}
 {% endmacro %}
 
-{#- Postgres: a transaction-level advisory lock on the target's name, released by the commit or
-    rollback, or when the session dies (a killed run). -#}
+{#- Postgres: the model's lock (locking.sql), then dbt's cache brought up to date. -#}
 {% macro postgres__lock_model(relation) %}
   {%- set n = auto_cdc._names() -%}
-  {%- set key = "hashtext('auto_cdc'), hashtext('" ~ (relation.render() | replace("'", "''")) ~ "')" -%}
-  {%- if not auto_cdc._scalar('select pg_try_advisory_xact_lock(' ~ key ~ ')') -%}
-    {%- do log("auto_cdc model '" ~ model.name ~ "': another run of this model is applying to " ~ relation
-          ~ "; waiting for it to finish", info=true) -%}
-    {% do auto_cdc._run_sql('select pg_advisory_xact_lock(' ~ key ~ ')') %}
-  {%- endif -%}
+  {% do auto_cdc.take_model_lock(relation, model.name, config.get('lock_timeout', '1h'), config.get('statement_timeout')) %}
   {%- set names = [relation.identifier] -%}
   {%- for suffix in [n.log_suffix, n.runs_suffix, n.changes_suffix] -%}
     {%- do names.append(auto_cdc._side_relation(relation, suffix).identifier) -%}
@@ -469,4 +461,8 @@ alter table {{ relation }} add column {{ auto_cdc._q(column) }} {{ type }}
       {%- do adapter.cache_dropped(cached) -%}
     {%- endif -%}
   {%- endfor -%}
+  {#- a hand edit of the target waits for this run's commit (locking.sql) -#}
+  {%- if found.get(relation.identifier) == 'table' -%}
+    {% do auto_cdc.lock_target_against_writes(relation, model.name) %}
+  {%- endif -%}
 {% endmacro %}
