@@ -63,13 +63,13 @@ def test_hooks_and_persist_docs(project):
     assert comment == "users, latest state"
 
 
-def test_grants_reach_the_target_and_its_bookkeeping(project):
+def test_grants_reach_the_target_and_log_grants_its_bookkeeping(project):
     if project.engine != "postgres":
         pytest.skip("DuckDB has no roles or grants")
     project.execute("do $$ begin create role auto_cdc_reader; exception when duplicate_object then null; end $$")
     project.execute("do $$ begin create role auto_cdc_other; exception when duplicate_object then null; end $$")
     project.table("feed", FEED, [(1, 1, "U", "a", 1)])
-    project.feed_model("t", "feed", **BASE, grants={"select": ["auto_cdc_reader"]})
+    project.feed_model("t", "feed", **BASE, grants={"select": ["auto_cdc_reader"]}, log_grants={"select": ["auto_cdc_reader"]})
     project.run()
     for rel in ["t", "t__auto_cdc_log", "t__auto_cdc_runs"]:
         name = project.relation(rel)
