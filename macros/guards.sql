@@ -53,3 +53,34 @@
   {%- endif -%}
   {{ return(value) }}
 {% endmacro %}
+
+
+{#- A text sequence orders as text ('10' before '9'; ISO timestamps with different offsets out of
+    order). on_text_sequence says what a run does when a sequence_by column is text: 'warn' (the
+    default: one warning per run), 'fail', or 'ignore' (text order is what the user means). -#}
+{% macro check_sequence_type(args) %}
+  {%- set mode = config.get('on_text_sequence', 'warn') -%}
+  {%- if mode not in ['warn', 'fail', 'ignore'] -%}
+    {%- do exceptions.raise_compiler_error("auto_cdc model '" ~ model.name ~ "': on_text_sequence: unknown value '" ~ mode
+          ~ "' (expected 'warn', 'fail' or 'ignore')") -%}
+  {%- endif -%}
+  {%- if mode == 'ignore' -%}{{ return(none) }}{%- endif -%}
+  {%- set texts = [] -%}
+  {%- for c, type in auto_cdc._column_types('select ' ~ auto_cdc._cols(args.cfg.seq_columns) ~ ' from ' ~ args.batch).items() -%}
+    {%- set t = type | lower -%}
+    {%- if t.startswith('text') or t.startswith('varchar') or t.startswith('character') or t.startswith('char')
+          or t.startswith('string') or t.startswith('bpchar') -%}
+      {%- do texts.append("'" ~ c ~ "' (" ~ type ~ ")") -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if texts -%}
+    {%- set message = "auto_cdc model '" ~ model.name ~ "': the sequence_by column " ~ (texts | join(', '))
+          ~ " is text, and events are ordered as text: '10' sorts before '9', and ISO timestamps with different UTC "
+          ~ "offsets sort out of order. Cast it to a number or a timestamp in the model; if text order is meant, set "
+          ~ "on_text_sequence: 'ignore' ('fail' makes this an error)" -%}
+    {%- if mode == 'fail' -%}
+      {%- do exceptions.raise_compiler_error(message) -%}
+    {%- endif -%}
+    {%- do exceptions.warn(message) -%}
+  {%- endif -%}
+{% endmacro %}
