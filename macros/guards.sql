@@ -28,7 +28,11 @@
           ~ "allow_full_refresh: true for the run that should rebuild it") -%}
   {%- endif -%}
 
-  {%- if not full_refresh and present and missing -%}
+  {#- a run log with no run in it: the first run stopped before its commit on an engine without
+      transactions (Spark), and there is no history yet to lose -#}
+  {%- set no_history = present and missing and rel.existing_runs is not none
+        and (auto_cdc._scalar('select count(*) from ' ~ rel.runs) | int) == 0 -%}
+  {%- if not full_refresh and present and missing and not no_history -%}
     {%- set ways = ["restore " ~ (missing | join(' and ')) ~ " (from a backup, or the engine's time travel) and run again"] -%}
     {%- if config.get('full_refresh') is false -%}
       {%- do ways.append("or rebuild knowingly: the model sets full_refresh: false, so set it to true for one run with --full-refresh, which "

@@ -156,4 +156,5 @@ def test_a_sequence_type_that_changes_between_runs_is_a_clear_error(project):
                            ("loaded", "integer")], [(1, "10", "U", "b", 2)])
     result = project.run(check=False)
     assert not result.ok and "the sequence column 'seq' changed type from" in result.output, result.output[-2000:]
+    assert "events it no longer holds are lost" in " ".join(result.output.split())  # what --full-refresh costs
     assert target_rows(project, "t", ["id", "a"]) == before

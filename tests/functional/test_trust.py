@@ -51,6 +51,16 @@ def test_a_missing_bookkeeping_relation_fails_the_run_and_keeps_the_history(proj
     assert target_rows(project, "t", HISTORY) == [(3, "c", 1, 2), (3, "c2", 2, None)]
 
 
+def test_bookkeeping_without_a_recorded_run_holds_no_history_and_is_rebuilt(project):
+    """What a first run that stopped before its commit leaves on an engine without transactions (Spark)."""
+    built(project)
+    project.execute(f"delete from {project.relation('t__auto_cdc_runs')}")
+    project.execute(f"drop view {project.relation('v')}")
+    project.execute(f"drop table {project.relation('t')}")
+    project.run("t")
+    assert target_rows(project, "t", HISTORY) == [(3, "c", 1, 2), (3, "c2", 2, None)]
+
+
 def test_allow_full_refresh_false_refuses_a_full_refresh(project):
     built(project, allow_full_refresh=False)
     result = project.run("t", full_refresh=True, check=False)
