@@ -42,3 +42,22 @@ NAMES = {
 
 RESERVED_COLUMNS = (NAMES["start_at"], NAMES["end_at"], NAMES["system_start_at"], NAMES["system_end_at"])
 
+
+IDENTIFIER_BYTES = 63  # Postgres' limit, in bytes of UTF-8
+
+
+def side_identifier(identifier: str, suffix: str) -> str:
+    """Mirror of the macro ``_side_identifier``: ``<identifier><suffix>``, shortened with a hash of the
+    identifier when it would pass the limit in bytes; never cut inside a character."""
+    import hashlib
+
+    name = identifier + suffix
+    if len(name.encode("utf-8")) <= IDENTIFIER_BYTES:
+        return name
+    budget = IDENTIFIER_BYTES - len(suffix.encode("utf-8")) - 9
+    prefix = ""
+    for ch in identifier:
+        if len((prefix + ch).encode("utf-8")) > budget:
+            break
+        prefix += ch
+    return prefix + "_" + hashlib.md5(identifier.encode("utf-8")).hexdigest()[:8] + suffix

@@ -2,7 +2,7 @@
   erase_keys: remove every trace of some keys of an auto_cdc or auto_cdc_snapshot model, for
   data-protection requests: the target's rows, the key's events in the event log (tombstones
   included, and the masks and edit events of hand edits) and its rows in the change data feed, in
-  one transaction.
+  one transaction, holding the model's lock (locking.sql) like a run.
 
     dbt run-operation auto_cdc.erase_keys --args '{model: customers, where: "customer_id = 42"}'
 
@@ -32,6 +32,9 @@
   {%- if target is none -%}
     {%- do exceptions.raise_compiler_error("auto_cdc.erase_keys: model '" ~ model ~ "' has not been built yet") -%}
   {%- endif -%}
+  {#- the model's lock (locking.sql): an erase waits for a run of the model, and a run for the erase -#}
+  {% do auto_cdc.take_model_lock(api.Relation.create(database=node.database, schema=node.schema, identifier=node.alias or node.name),
+                                 model, node.config.get('lock_timeout', '1h'), node.config.get('statement_timeout')) %}
   {%- set erased = [] -%}
   {%- for suffix in [none, n.log_suffix, n.changes_suffix] -%}
     {%- set rel = target if suffix is none else auto_cdc._side_relation(target, suffix) -%}

@@ -45,15 +45,32 @@
 
 
 {#- Identifiers beside the target: `<target><suffix>`, shortened with a hash when the engine's
-    identifier limit (Postgres: 63 bytes) would otherwise cut the suffix off and make two of them
-    collide. -#}
+    identifier limit would otherwise cut the suffix off and make two of them collide. The limit is
+    in bytes (Postgres: 63 bytes of UTF-8; `ü` takes two), so the name is measured and cut in bytes,
+    never inside a character. auto_cdc_testkit/names.py mirrors this. -#}
 {% macro _side_identifier(identifier, suffix) %}
   {%- set limit = 63 -%}
   {%- set name = identifier ~ suffix -%}
-  {%- if name | length > limit -%}
-    {%- set name = identifier[:limit - (suffix | length) - 9] ~ '_' ~ local_md5(identifier)[:8] ~ suffix -%}
+  {%- if auto_cdc._byte_length(name) > limit -%}
+    {%- set budget = limit - auto_cdc._byte_length(suffix) - 9 -%}
+    {%- set kept = namespace(prefix='', bytes=0, full=false) -%}
+    {%- for ch in identifier -%}
+      {%- set size = auto_cdc._byte_length(ch) -%}
+      {%- if kept.full or kept.bytes + size > budget -%}
+        {%- set kept.full = true -%}
+      {%- else -%}
+        {%- set kept.prefix = kept.prefix ~ ch -%}
+        {%- set kept.bytes = kept.bytes + size -%}
+      {%- endif -%}
+    {%- endfor -%}
+    {%- set name = kept.prefix ~ '_' ~ local_md5(identifier)[:8] ~ suffix -%}
   {%- endif -%}
   {% do return(name) %}
+{% endmacro %}
+
+
+{% macro _byte_length(text) %}
+  {% do return(text.encode('utf-8') | length) %}
 {% endmacro %}
 
 

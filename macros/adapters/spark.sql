@@ -88,7 +88,7 @@ alter table {{ relation }} add columns ({{ auto_cdc._q(column) }} {{ type }})
   {%- for c, t in widened.items() -%}{%- do changes.append(c ~ ' to ' ~ t) -%}{%- endfor -%}
   {%- do exceptions.raise_compiler_error("auto_cdc model '" ~ model.name ~ "': the source's columns changed ("
         ~ (changes | join(', ')) ~ ") and a " ~ auto_cdc._spark_format() ~ " table on Spark cannot drop a column or change its type. "
-        ~ "Run with --full-refresh; or keep the table's columns and types with on_schema_change 'ignore' "
+        ~ "Run with --full-refresh (it rebuilds the history from what the source still holds: events it no longer holds are lost); or keep the table's columns and types with on_schema_change 'ignore' "
         ~ "(or 'append_new_columns' when no type changed); or use file_format delta or iceberg") -%}
 {% endmacro %}
 

@@ -2,8 +2,9 @@
   Change data feed, as Databricks' change data feed of a streaming table. With
   change_data_feed: true, every run that changes the target records the rows it removed and added
   in <target>__auto_cdc_changes, with _change_type, _commit_version (one per run that changed the
-  target, increasing) and _commit_timestamp (the run's start). A removed and an added row with the
-  same primary key are an update (pre- and post-image); otherwise a delete or an insert.
+  target, strictly increasing: the run log keeps them, so erasing rows never frees a version) and
+  _commit_timestamp (the run's start). A removed and an added row with the same primary key are an
+  update (pre- and post-image); otherwise a delete or an insert.
 -#}
 
 {#- Record the changes of a run that changed the target (the caller checks); returns the commit version. -#}
@@ -15,7 +16,10 @@
           ~ ', cast(null as ' ~ dbt.type_string() ~ ') as _change_type, cast(0 as ' ~ dbt.type_bigint()
           ~ ') as _commit_version, ' ~ ts ~ ' as _commit_timestamp from ' ~ args.missing ~ ' where 1 = 0')) %}
   {%- endif -%}
-  {%- set version = auto_cdc._scalar('select coalesce(max(_commit_version), 0) + 1 from ' ~ args.changes) | int -%}
+  {#- the next version after every one a run has recorded (the run log keeps them; erase_keys may remove
+      every row of the latest version from the change feed, never a run) -#}
+  {%- set version = auto_cdc._scalar('select coalesce(max(commit_version), 0) + 1 from ' ~ args.runs) | int -%}
+  {%- set version = [version, auto_cdc._scalar('select coalesce(max(_commit_version), 0) + 1 from ' ~ args.changes) | int] | max -%}
   {%- set s, m = auto_cdc._alias('s'), auto_cdc._alias('m') -%}
   {%- set sql -%}
 insert into {{ args.changes }} ({{ auto_cdc._cols(args.target_columns) }}, _change_type, _commit_version, _commit_timestamp)

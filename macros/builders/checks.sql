@@ -16,6 +16,7 @@
   {%- set n = auto_cdc._names() -%}
   {%- set op = auto_cdc._q(n.op) -%}
   {%- set problems = [] -%}
+  {% do auto_cdc.check_sequence_type(args) %}
 
   {#- NULL keys (truncates carry none) and NULL sequence values, one count per column -#}
   {%- set checked = [] -%}

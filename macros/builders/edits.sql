@@ -99,12 +99,17 @@ select distinct {{ auto_cdc._cols(cfg.key_columns) }} from (
     having count(*) > 1
     {%- else %}
     where {{ start }} is null or ({{ end }} is not null and {{ end }} <= {{ start }})
-       or exists (
-         select 1 from {{ args.held }} o
-         where {{ auto_cdc._eq(cfg.key_columns, 'o', 't') }}
-           and o.{{ auto_cdc._q(n.start_at) }} = {{ start }}
-           and not ({{ auto_cdc._same(args.target_columns, 'o', 't') }})
-       )
+    {#- versions of a key starting at one sequence: a grouping (hashed), not a correlated subquery, which
+        an OR keeps the planner from turning into a join and so rescans held once per edited row -#}
+    union
+    select {{ auto_cdc._cols(cfg.key_columns) }}
+    from (
+      select distinct {{ auto_cdc._cols(args.target_columns, 't') }}
+      from {{ args.held }} t
+      join {{ args.edited }} e on {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }}
+    ) versions
+    group by {{ auto_cdc._cols(cfg.key_columns + [n.start_at]) }}
+    having count(*) > 1
     {%- endif %}
   {%- endset -%}
   {%- set bad = auto_cdc._query(sql) -%}

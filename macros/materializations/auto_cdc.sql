@@ -21,6 +21,8 @@
   -- configs
   {%- set full_refresh_mode = should_full_refresh() or (existing_relation is not none and not existing_relation.is_table) -%}
   {%- set incremental = existing_relation is not none and rel.existing_log is not none and rel.existing_runs is not none and not full_refresh_mode -%}
+  -- a partly missing history is an error, never an implicit rebuild (guards.sql)
+  {% do auto_cdc.check_bookkeeping(existing_relation, rel) %}
   {%- set grant_config = config.get('grants') -%}
   {%- set source_sql = auto_cdc._model_sql(incremental) -%}
   {%- set cfg = auto_cdc._resolve_config(get_columns_in_query(source_sql)) -%}

@@ -44,11 +44,9 @@
 {% endmacro %}
 
 
-{#- The target's grants, and the same on its bookkeeping: readable by exactly those who can read the target. -#}
+{#- The target's grants on the target and its change feed; the logs keep the owner's (grants.sql). -#}
 {% macro _apply_grants(relations, grant_config, should_revoke) %}
-  {% for relation in relations %}
-    {% do apply_grants(relation, grant_config, should_revoke=should_revoke) %}
-  {% endfor %}
+  {% do auto_cdc.apply_model_grants(relations, grant_config, should_revoke) %}
 {% endmacro %}
 
 
@@ -318,7 +316,8 @@ select
   {%- for c in cfg.seq_columns if c in before and c in now and (before[c] | lower) != (now[c] | lower) -%}
     {%- do exceptions.raise_compiler_error("auto_cdc model '" ~ model.name ~ "': the sequence column '" ~ c ~ "' changed type from "
           ~ before[c] ~ " to " ~ now[c] ~ " since the last run; events of both types cannot be ordered together "
-          ~ "(cast it back to " ~ before[c] ~ ", or run with --full-refresh)") -%}
+          ~ "(cast it back to " ~ before[c] ~ "; or rebuild with --full-refresh, which rebuilds the history from what the source "
+          ~ "still holds: events it no longer holds are lost)") -%}
   {%- endfor -%}
   {%- set mode = cfg.on_schema_change -%}
   {%- set widen = auto_cdc._widened_types(args, existing) if mode != 'ignore' else {} -%}
@@ -438,16 +437,10 @@ alter table {{ relation }} add column {{ auto_cdc._q(column) }} {{ type }}
 {% macro default__lock_model(relation) %}
 {% endmacro %}
 
-{#- Postgres: a transaction-level advisory lock on the target's name, released by the commit or
-    rollback, or when the session dies (a killed run). -#}
+{#- Postgres: the model's lock (locking.sql), then dbt's cache brought up to date. -#}
 {% macro postgres__lock_model(relation) %}
   {%- set n = auto_cdc._names() -%}
-  {%- set key = "hashtext('auto_cdc'), hashtext('" ~ (relation.render() | replace("'", "''")) ~ "')" -%}
-  {%- if not auto_cdc._scalar('select pg_try_advisory_xact_lock(' ~ key ~ ')') -%}
-    {%- do log("auto_cdc model '" ~ model.name ~ "': another run of this model is applying to " ~ relation
-          ~ "; waiting for it to finish", info=true) -%}
-    {% do auto_cdc._run_sql('select pg_advisory_xact_lock(' ~ key ~ ')') %}
-  {%- endif -%}
+  {% do auto_cdc.take_model_lock(relation, model.name, config.get('lock_timeout', '1h'), config.get('statement_timeout')) %}
   {%- set names = [relation.identifier] -%}
   {%- for suffix in [n.log_suffix, n.runs_suffix, n.changes_suffix] -%}
     {%- do names.append(auto_cdc._side_relation(relation, suffix).identifier) -%}
@@ -468,4 +461,8 @@ alter table {{ relation }} add column {{ auto_cdc._q(column) }} {{ type }}
       {%- do adapter.cache_dropped(cached) -%}
     {%- endif -%}
   {%- endfor -%}
+  {#- a hand edit of the target waits for this run's commit (locking.sql) -#}
+  {%- if found.get(relation.identifier) == 'table' -%}
+    {% do auto_cdc.lock_target_against_writes(relation, model.name) %}
+  {%- endif -%}
 {% endmacro %}

@@ -63,13 +63,13 @@ def test_hooks_and_persist_docs(project):
     assert comment == "users, latest state"
 
 
-def test_grants_reach_the_target_and_its_bookkeeping(project):
+def test_grants_reach_the_target_and_log_grants_its_bookkeeping(project):
     if project.engine != "postgres":
         pytest.skip("DuckDB has no roles or grants")
     project.execute("do $$ begin create role auto_cdc_reader; exception when duplicate_object then null; end $$")
     project.execute("do $$ begin create role auto_cdc_other; exception when duplicate_object then null; end $$")
     project.table("feed", FEED, [(1, 1, "U", "a", 1)])
-    project.feed_model("t", "feed", **BASE, grants={"select": ["auto_cdc_reader"]})
+    project.feed_model("t", "feed", **BASE, grants={"select": ["auto_cdc_reader"]}, log_grants={"select": ["auto_cdc_reader"]})
     project.run()
     for rel in ["t", "t__auto_cdc_log", "t__auto_cdc_runs"]:
         name = project.relation(rel)
@@ -156,4 +156,5 @@ def test_a_sequence_type_that_changes_between_runs_is_a_clear_error(project):
                            ("loaded", "integer")], [(1, "10", "U", "b", 2)])
     result = project.run(check=False)
     assert not result.ok and "the sequence column 'seq' changed type from" in result.output, result.output[-2000:]
+    assert "events it no longer holds are lost" in " ".join(result.output.split())  # what --full-refresh costs
     assert target_rows(project, "t", ["id", "a"]) == before

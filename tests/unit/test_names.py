@@ -35,3 +35,51 @@ def test_no_package_macro_shadows_a_dbt_macro():
     for path in MACRO.parent.rglob("*.sql"):
         ours.update(pattern.findall(path.read_text()))
     assert not ours & dbt_macros
+
+
+SIDE_NAMES = ["t", "x" * 47, "x" * 60, "é" * 25, "ü" * 26, "ü" * 40, "a" + "ü" * 30, "日本語" * 10, "é" * 24 + "x"]
+SUFFIXES = [v for k, v in names.NAMES.items() if k.endswith("_suffix")]
+
+
+def render_side_identifier(identifier: str, suffix: str) -> str:
+    """The macro itself, rendered by plain Jinja (dbt's `return`, `local_md5` and the macro `_byte_length`
+    stood in for)."""
+    import hashlib
+
+    import jinja2
+
+    class Returned(Exception):
+        pass
+
+    def ret(value):
+        raise Returned(value)
+
+    body = MACRO.read_text()
+    source = body[body.index("{% macro _side_identifier"):body.index("{% macro _side_relation")]
+    env = jinja2.Environment(extensions=["jinja2.ext.do"])
+    env.globals.update({"return": ret, "local_md5": lambda s: hashlib.md5(s.encode("utf-8")).hexdigest(),
+                        "byte_length": lambda s: len(s.encode("utf-8"))})
+    template = env.from_string(source.replace("auto_cdc._byte_length(", "byte_length(")
+                               + "{% do _side_identifier(identifier, suffix) %}")
+    try:
+        template.render(identifier=identifier, suffix=suffix)
+    except Returned as returned:
+        return returned.args[0]
+    raise AssertionError("the macro returned nothing")
+
+
+def test_side_identifiers_fit_the_limit_in_bytes_and_stay_unique():
+    made = set()
+    for identifier in SIDE_NAMES:
+        for suffix in SUFFIXES:
+            name = names.side_identifier(identifier, suffix)
+            assert len(name.encode("utf-8")) <= names.IDENTIFIER_BYTES, name
+            assert name.endswith(suffix)
+            made.add(name)
+    assert len(made) == len(SIDE_NAMES) * len(SUFFIXES)
+
+
+def test_side_identifier_macro_matches_its_python_mirror():
+    for identifier in SIDE_NAMES:
+        for suffix in SUFFIXES:
+            assert render_side_identifier(identifier, suffix) == names.side_identifier(identifier, suffix)

@@ -1,0 +1,90 @@
+{#-
+  Guards that keep a model's history from being rebuilt without the user asking for it
+  (docs/operations.md "Bookkeeping relations" and "Full refresh").
+
+  A model's history lives in its target, its event log and its run log together. When some of them
+  exist and others do not, a run cannot tell a first run from a lost table: rebuilding would drop
+  the target (and, on Postgres, every view on it) and recompute it from whatever the source still
+  holds, so events the source no longer holds would be gone without a word. The run fails instead
+  and says how to get out: restore what is missing, or rebuild knowingly with --full-refresh.
+-#}
+{% macro check_bookkeeping(existing_relation, rel) %}
+  {%- set full_refresh = should_full_refresh() -%}
+  {%- set target_ok = existing_relation is not none and existing_relation.is_table -%}
+  {%- set present = [] -%}
+  {%- set missing = [] -%}
+  {%- set target_what = 'the target' if existing_relation is none or target_ok else 'the target (a table; a view was found)' -%}
+  {%- for what, relation, found in [(target_what, this, target_ok), ('its event log', rel.log, rel.existing_log is not none),
+                                     ('its run log', rel.runs, rel.existing_runs is not none)] -%}
+    {%- do (present if found else missing).append(what ~ ' ' ~ relation) -%}
+  {%- endfor -%}
+  {%- set changes_found = rel.existing[2] is not none -%}
+  {%- if changes_found -%}{%- do present.append('its change feed ' ~ rel.changes) -%}{%- endif -%}
+
+  {%- if full_refresh and present and not auto_cdc._allow_full_refresh() -%}
+    {%- do exceptions.raise_compiler_error("auto_cdc model '" ~ model.name ~ "': --full-refresh is refused because the model sets "
+          ~ "allow_full_refresh: false. A full refresh drops " ~ (present | join(', ')) ~ " and rebuilds the history from what the "
+          ~ "source still holds: events the source no longer holds are lost. Run without --full-refresh, or set "
+          ~ "allow_full_refresh: true for the run that should rebuild it") -%}
+  {%- endif -%}
+
+  {#- a run log with no run in it: the first run stopped before its commit on an engine without
+      transactions (Spark), and there is no history yet to lose -#}
+  {%- set no_history = present and missing and rel.existing_runs is not none
+        and (auto_cdc._scalar('select count(*) from ' ~ rel.runs) | int) == 0 -%}
+  {%- if not full_refresh and present and missing and not no_history -%}
+    {%- set ways = ["restore " ~ (missing | join(' and ')) ~ " (from a backup, or the engine's time travel) and run again"] -%}
+    {%- if config.get('full_refresh') is false -%}
+      {%- do ways.append("or rebuild knowingly: the model sets full_refresh: false, so set it to true for one run with --full-refresh, which "
+            ~ "drops what is left and rebuilds the history from what the source still holds (events it no longer holds are lost)") -%}
+    {%- else -%}
+      {%- do ways.append("or rebuild knowingly with `dbt run --select " ~ model.name ~ " --full-refresh`, which drops what is left "
+            ~ "and rebuilds the history from what the source still holds (events it no longer holds are lost)") -%}
+    {%- endif -%}
+    {%- do exceptions.raise_compiler_error("auto_cdc model '" ~ model.name ~ "': " ~ (missing | join(' and ')) ~ " is missing while "
+          ~ (present | join(' and ')) ~ " exists. The model's history is kept across them, so this run stops rather than "
+          ~ "rebuild it from the source; nothing was changed. Ways out: " ~ (ways | join('; '))) -%}
+  {%- endif -%}
+{% endmacro %}
+
+
+{#- allow_full_refresh (default true, like dbt's own full_refresh and Databricks' pipelines.reset.allowed):
+    false turns --full-refresh into an error instead of a rebuild. -#}
+{% macro _allow_full_refresh() %}
+  {%- set value = config.get('allow_full_refresh', true) -%}
+  {%- if value is not boolean -%}
+    {%- do exceptions.raise_compiler_error("auto_cdc model '" ~ model.name ~ "': allow_full_refresh must be true or false, not '" ~ value ~ "'") -%}
+  {%- endif -%}
+  {{ return(value) }}
+{% endmacro %}
+
+
+{#- A text sequence orders as text ('10' before '9'; ISO timestamps with different offsets out of
+    order). on_text_sequence says what a run does when a sequence_by column is text: 'warn' (the
+    default: one warning per run), 'fail', or 'ignore' (text order is what the user means). -#}
+{% macro check_sequence_type(args) %}
+  {%- set mode = config.get('on_text_sequence', 'warn') -%}
+  {%- if mode not in ['warn', 'fail', 'ignore'] -%}
+    {%- do exceptions.raise_compiler_error("auto_cdc model '" ~ model.name ~ "': on_text_sequence: unknown value '" ~ mode
+          ~ "' (expected 'warn', 'fail' or 'ignore')") -%}
+  {%- endif -%}
+  {%- if mode == 'ignore' -%}{{ return(none) }}{%- endif -%}
+  {%- set texts = [] -%}
+  {%- for c, type in auto_cdc._column_types('select ' ~ auto_cdc._cols(args.cfg.seq_columns) ~ ' from ' ~ args.batch).items() -%}
+    {%- set t = type | lower -%}
+    {%- if t.startswith('text') or t.startswith('varchar') or t.startswith('character') or t.startswith('char')
+          or t.startswith('string') or t.startswith('bpchar') -%}
+      {%- do texts.append("'" ~ c ~ "' (" ~ type ~ ")") -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if texts -%}
+    {%- set message = "auto_cdc model '" ~ model.name ~ "': the sequence_by column " ~ (texts | join(', '))
+          ~ " is text, and events are ordered as text: '10' sorts before '9', and ISO timestamps with different UTC "
+          ~ "offsets sort out of order. Cast it to a number or a timestamp in the model; if text order is meant, set "
+          ~ "on_text_sequence: 'ignore' ('fail' makes this an error)" -%}
+    {%- if mode == 'fail' -%}
+      {%- do exceptions.raise_compiler_error(message) -%}
+    {%- endif -%}
+    {%- do exceptions.warn(message) -%}
+  {%- endif -%}
+{% endmacro %}

@@ -1,0 +1,76 @@
+{#-
+  The model's lock (docs/operations.md "Locking"). Every writer of a model's state takes it: a run
+  (lock_model, helpers.sql) and auto_cdc.erase_keys. It is held until the writer commits or rolls
+  back, so two writers of one model never overlap. On Postgres the writer also locks the target
+  against concurrent INSERT, UPDATE and DELETE (readers keep reading): a hand edit committed before
+  the run takes the lock is seen by the run, one made after it waits for the run's commit, so a
+  run never writes an older value over a committed edit.
+
+  lock_timeout (default '1h') bounds each wait for a lock, statement_timeout (default: the
+  server's) each statement; a wait that times out fails with the sessions that hold the lock.
+-#}
+{% macro take_model_lock(relation, model_name, lock_timeout='1h', statement_timeout=none) %}
+  {{ return(adapter.dispatch('take_model_lock', 'auto_cdc')(relation, model_name, lock_timeout, statement_timeout)) }}
+{% endmacro %}
+
+{#- DuckDB: a database file is open in one process at a time (DuckDB's file lock), and one dbt
+    invocation never runs a model twice, so two writers of one model cannot overlap. -#}
+{% macro default__take_model_lock(relation, model_name, lock_timeout, statement_timeout) %}
+{% endmacro %}
+
+{#- Postgres: a transaction-level advisory lock on the target's name, released by the commit or
+    rollback, or when the session ends (a killed run: its server session ends when its connection
+    is closed, or when statement_timeout cancels what it was running). -#}
+{% macro postgres__take_model_lock(relation, model_name, lock_timeout, statement_timeout) %}
+  {%- for name, value in [('lock_timeout', lock_timeout), ('statement_timeout', statement_timeout)] if value is not none -%}
+    {% do auto_cdc._run_sql("select set_config('" ~ name ~ "', '" ~ (value | string | replace("'", "''")) ~ "', true)") %}
+  {%- endfor -%}
+  {%- set key = "hashtext('auto_cdc'), hashtext('" ~ (relation.render() | replace("'", "''")) ~ "')" -%}
+  {%- if not auto_cdc._scalar('select pg_try_advisory_xact_lock(' ~ key ~ ')') -%}
+    {%- do log("auto_cdc model '" ~ model_name ~ "': another run of this model is applying to " ~ relation
+          ~ "; waiting for it to finish", info=true) -%}
+    {% do auto_cdc._run_sql(auto_cdc._wait_for_lock_sql(model_name, "the model's lock", 'perform pg_advisory_xact_lock(' ~ key ~ ')',
+          "l.locktype = 'advisory' and l.classid = hashtext('auto_cdc')::oid and l.objid = hashtext('"
+          ~ (relation.render() | replace("'", "''")) ~ "')::oid and l.objsubid = 2")) %}
+  {%- endif -%}
+{% endmacro %}
+
+
+{#- Postgres: the target locked against concurrent writes (SHARE ROW EXCLUSIVE: it conflicts with the
+    ROW EXCLUSIVE lock every INSERT, UPDATE and DELETE takes, and not with reads), once it exists. -#}
+{% macro lock_target_against_writes(relation, model_name) %}
+  {{ return(adapter.dispatch('lock_target_against_writes', 'auto_cdc')(relation, model_name)) }}
+{% endmacro %}
+
+{% macro default__lock_target_against_writes(relation, model_name) %}
+{% endmacro %}
+
+{% macro postgres__lock_target_against_writes(relation, model_name) %}
+  {%- set literal = "'" ~ (relation.render() | replace("'", "''")) ~ "'" -%}
+  {% do auto_cdc._run_sql(auto_cdc._wait_for_lock_sql(model_name, relation ~ " against writes",
+        'lock table ' ~ relation ~ ' in share row exclusive mode',
+        "l.relation = " ~ literal ~ "::regclass")) %}
+{% endmacro %}
+
+
+{#- Postgres: run `statement` (which waits for a lock); when lock_timeout ends the wait, fail naming
+    the sessions that hold a lock matching `holder_condition` on pg_locks `l`. -#}
+{% macro _wait_for_lock_sql(model_name, what, statement, holder_condition) -%}
+  {%- set head = ("auto_cdc model '" ~ model_name ~ "': timed out (lock_timeout ") | replace("'", "''") -%}
+  {%- set tail = (") waiting for " ~ what ~ ", held by ") | replace("'", "''") -%}
+do $auto_cdc$
+declare holders text;
+begin
+  {{ statement }};
+exception when lock_not_available then
+  select string_agg(format('pid %s (application_name %L, user %s, state %s, transaction started %s, query started %s: %s)',
+                           a.pid, a.application_name, a.usename, a.state, a.xact_start, a.query_start, left(a.query, 200)), '; ')
+    into holders
+  from pg_locks l join pg_stat_activity a on a.pid = l.pid
+  where l.granted and l.pid <> pg_backend_pid() and {{ holder_condition }};
+  raise exception using errcode = 'lock_not_available',
+    message = '{{ head }}' || current_setting('lock_timeout') || '{{ tail }}' || coalesce(holders, 'a session that has since ended')
+      || '. End that session (select pg_terminate_backend(pid)) if it is orphaned, or raise lock_timeout.';
+end
+$auto_cdc$
+{%- endmacro %}
