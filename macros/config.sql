@@ -79,7 +79,13 @@
     'system_sequence_by': {'kind': 'column', 'in': feed, 'shapes': ['bitemporal']},
     'cursor_column': {'kind': 'column', 'in': feed},
     'snapshot_version': {'kind': 'column', 'in': ['auto_cdc_snapshot']},
-    'max_delete_fraction': {'kind': 'number', 'in': ['auto_cdc_snapshot']}
+    'max_delete_fraction': {'kind': 'number', 'in': ['auto_cdc_snapshot']},
+    'allow_full_refresh': {'kind': 'boolean', 'in': both},
+    {#- kind 'setting': the value is checked where it is used (guards.sql, grants.sql, locking.sql) -#}
+    'lock_timeout': {'kind': 'setting', 'in': both},
+    'statement_timeout': {'kind': 'setting', 'in': both},
+    'log_grants': {'kind': 'setting', 'in': both},
+    'on_text_sequence': {'kind': 'setting', 'in': both}
   }) -%}
 {% endmacro %}
 

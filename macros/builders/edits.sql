@@ -1,5 +1,5 @@
 {#-
-  DML on targets (SPEC section 4). The target is an ordinary table: users may insert, update or
+  DML on targets. The target is an ordinary table: users may insert, update or
   delete its rows by hand. A run recomputes the keys its new events touch from the event log, so
   before it does, it folds the hand edits of those keys into the log:
     1. `recorded`: the affected keys' rows as the log alone yields them (before this run's events);
@@ -14,7 +14,7 @@
          column inside the version), a delete at each __END_AT that no other row starts at, and for
          a key whose rows were all deleted a delete at its last applied sequence.
   Replayed with the run's new events, edited keys then keep their hand rows, and later events split
-  them by sequence like any other version (seed 003: the row (123, 'John Doe', 5, NULL)).
+  them by sequence like any other version.
   Masked events stay in the log: re-read, they are still recognised as duplicates. A source event
   at the same key and sequence as an edit event replaces it (the feed wins over the placeholder).
   Keys no run touches keep their hand rows untouched. Bitemporal targets are a record of what was

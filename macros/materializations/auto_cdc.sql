@@ -1,6 +1,6 @@
 {#-
   materialized='auto_cdc': the model returns a change feed; its relation is the target
-  (SPEC section 2). Laid out like dbt's own incremental materialization. The state is the event
+ . Laid out like dbt's own incremental materialization. The state is the event
   log beside the target (every event ever applied) and a run log (one row per run); see
   macros/builders/apply.sql for the apply step.
 -#}

@@ -6,7 +6,7 @@
   is_incremental() true; anything else in the model renders as before.
 -#}
 {% macro _model_sql(incremental) %}
-  {#- once: a backfill flow, read on the first run and on --full-refresh only (seed 001, "ONCE") -#}
+  {#- once: a backfill flow, read on the first run and on --full-refresh only -#}
   {% if incremental and config.get('once', false) %}
     {% do return('select * from (' ~ sql ~ ') once_source where 1 = 0') %}
   {% endif %}
@@ -121,7 +121,7 @@ drop table if exists {{ relation }}
 {% endmacro %}
 
 
-{#- The target's columns: the output columns, then the history columns of the shape (SPEC 2.1). -#}
+{#- The target's columns: the output columns, then the history columns of the shape. -#}
 {% macro _target_columns(cfg, output) %}
   {%- set n = auto_cdc._names() -%}
   {%- if cfg.scd == 1 -%}{{ return(output) }}{%- endif -%}
@@ -309,7 +309,7 @@ select
   {%- for c in cfg.output if auto_cdc._resolve_column(c, existing) is none -%}{%- do added.append(c) -%}{%- endfor -%}
   {%- set removed = [] -%}
   {%- for c in existing if auto_cdc._resolve_column(c, cfg.output) is none -%}{%- do removed.append(c) -%}{%- endfor -%}
-  {#- SPEC R1/R7: events are ordered by their sequence across runs, so its type may not change between runs -#}
+  {#- events are ordered by their sequence across runs, so its type may not change between runs -#}
   {%- set seq_cols = auto_cdc._cols(cfg.seq_columns) -%}
   {%- set before = auto_cdc._column_types('select ' ~ seq_cols ~ ' from ' ~ args.log) -%}
   {%- set now = auto_cdc._column_types('select ' ~ seq_cols ~ ' from ' ~ (args.get('snapshot') or args.batch)) -%}

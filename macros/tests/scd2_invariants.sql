@@ -1,5 +1,5 @@
 {#-
-  Generic tests for users' SCD2 and bitemporal targets (SPEC R4 invariants). On a bitemporal target
+  Generic tests for users' SCD2 and bitemporal targets (the history invariants). On a bitemporal target
   each holds at every system time: among the rows believed at t (__SYSTEM_START_AT <= t and
   (__SYSTEM_END_AT is null or t < __SYSTEM_END_AT)), for each distinct t.
 
