@@ -54,6 +54,7 @@
   materializations share (_check_configs); the rules that involve more than a pair of configs and
   the column resolution follow in each resolver. docs/configuration.md describes every row.
 -#}
+{#- Kind 'setting': the value is checked where it is used (guards.sql, grants.sql, locking.sql). -#}
 {% macro _package_configs() %}
   {%- set both = ['auto_cdc', 'auto_cdc_snapshot'] -%}
   {%- set feed = ['auto_cdc'] -%}
@@ -81,7 +82,6 @@
     'snapshot_version': {'kind': 'column', 'in': ['auto_cdc_snapshot']},
     'max_delete_fraction': {'kind': 'number', 'in': ['auto_cdc_snapshot']},
     'allow_full_refresh': {'kind': 'boolean', 'in': both},
-    {#- kind 'setting': the value is checked where it is used (guards.sql, grants.sql, locking.sql) -#}
     'lock_timeout': {'kind': 'setting', 'in': both},
     'statement_timeout': {'kind': 'setting', 'in': both},
     'log_grants': {'kind': 'setting', 'in': both},
