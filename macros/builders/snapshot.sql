@@ -152,13 +152,15 @@ where {{ next_v }} is not null and ({{ key_next_v }} is null or {{ key_next_v }}
   {%- set payload = [] -%}
   {%- for c in args.output if c not in cfg.key_columns -%}{%- do payload.append(c) -%}{%- endfor -%}
   {%- set version = auto_cdc._q(n.version) -%}
+  {#- reserved aliases: in the correlated subquery Spark resolves `c.x` against a column named `c` first -#}
+  {%- set s, c = auto_cdc._alias('s'), auto_cdc._alias('c') -%}
   {%- if cfg.snapshot_version -%}
     {%- set new_version = '(select max(' ~ version ~ ') from new_rows)' -%}
   {%- else -%}
     {%- set new_version = "cast('" ~ run_started_at.strftime("%Y-%m-%d %H:%M:%S.%f") ~ "' as " ~ dbt.type_timestamp() ~ ")" -%}
   {%- endif -%}
   {%- set same_key -%}
-    {%- for c in cfg.key_columns %}{{ ' and ' if not loop.first }}c.{{ auto_cdc._q(c) }} = s.{{ auto_cdc._q(c) }}{% endfor -%}
+    {%- for k in cfg.key_columns %}{{ ' and ' if not loop.first }}{{ c }}.{{ auto_cdc._q(k) }} = {{ s }}.{{ auto_cdc._q(k) }}{% endfor -%}
   {%- endset -%}
 with new_rows as (
   {{ auto_cdc._snapshot_new_rows_sql(args, true) }}
@@ -167,20 +169,20 @@ current_rows as (
   {{ auto_cdc._snapshot_current_rows_sql(args) }}
 )
 select
-  {{ auto_cdc._cols(cfg.key_columns, 's') }}, s.{{ version }}, {{ auto_cdc._cols(payload, 's') ~ ',' if payload }}
-  '{{ n.upsert }}' as {{ auto_cdc._q(n.op) }}, s.{{ version }} as {{ auto_cdc._q(n.cursor) }}
-from new_rows s
-left join current_rows c on {{ same_key }}
-where c.{{ auto_cdc._q(n.current) }} is null
-  {%- for c in payload %}
-  or s.{{ auto_cdc._q(c) }} is distinct from c.{{ auto_cdc._q(c) }}
+  {{ auto_cdc._cols(cfg.key_columns, s) }}, {{ s }}.{{ version }}, {{ auto_cdc._cols(payload, s) ~ ',' if payload }}
+  '{{ n.upsert }}' as {{ auto_cdc._q(n.op) }}, {{ s }}.{{ version }} as {{ auto_cdc._q(n.cursor) }}
+from new_rows {{ s }}
+left join current_rows {{ c }} on {{ same_key }}
+where {{ c }}.{{ auto_cdc._q(n.current) }} is null
+  {%- for col in payload %}
+  or {{ s }}.{{ auto_cdc._q(col) }} is distinct from {{ c }}.{{ auto_cdc._q(col) }}
   {%- endfor %}
 union all
 select
-  {{ auto_cdc._cols(cfg.key_columns, 'c') }}, {{ new_version }}, {% for c in payload %}null, {% endfor %}
+  {{ auto_cdc._cols(cfg.key_columns, c) }}, {{ new_version }}, {% for col in payload %}null, {% endfor %}
   '{{ n.delete }}', {{ new_version }}
-from current_rows c
-where not exists (select 1 from new_rows s where {{ same_key }})
+from current_rows {{ c }}
+where not exists (select 1 from new_rows {{ s }} where {{ same_key }})
 {% endmacro %}
 
 
