@@ -22,15 +22,18 @@ def test_statement_counts_per_node_of_the_last_invocation(tmp_path):
                   pre_hook="select 'pre hook'", post_hook="select 'post hook'")
     project.model("t", f"select * from {project.relation('feed')}", materialized="auto_cdc", keys=["id"],
                   sequence_by="seq")
-    project.dbt("run", "--log-format-file", "json")
+    # One model per invocation: the relation cache is filled by whichever node runs first, and its
+    # introspection query is logged under that node.
+    project.dbt("run", "--select", "plain", "--log-format-file", "json")
+    project.dbt("run", "--select", "hooked", "--log-format-file", "json")
     project.dbt("run", "--select", "t", "--log-format-file", "json")
 
-    first, last = invocations(log)[-2:]
-    counts = statement_counts(log, first)
+    plain, hooked, last = invocations(log)[-3:]
+    counts = statement_counts(log, plain)
     # the same materialization, plus one statement per hook
-    assert counts["model.auto_cdc_it.hooked"] == counts["model.auto_cdc_it.plain"] + 2
-    assert sum(sql.strip().lower() == "commit" for sql in statements(log, first)["model.auto_cdc_it.plain"]) == 1
-    assert statement_counts(log, first, transaction_control=False)["model.auto_cdc_it.plain"] == \
+    assert statement_counts(log, hooked)["model.auto_cdc_it.hooked"] == counts["model.auto_cdc_it.plain"] + 2
+    assert sum(sql.strip().lower() == "commit" for sql in statements(log, plain)["model.auto_cdc_it.plain"]) == 1
+    assert statement_counts(log, plain, transaction_control=False)["model.auto_cdc_it.plain"] == \
         counts["model.auto_cdc_it.plain"] - 2  # its BEGIN and COMMIT
 
     latest = statement_counts(log)  # the last invocation: only the selected model ran
