@@ -37,9 +37,23 @@ import pytest
 from auto_cdc_testkit.cases import Case, SnapshotCase
 from auto_cdc_testkit.harness import DBT, sorted_rows
 
+# dbt is killed here: its invocations are real processes
+pytestmark = pytest.mark.dbt_subprocess
+
 TRIALS = int(os.environ.get("AUTO_CDC_FAULT_TRIALS", "5"))
 SCENARIOS = ["scd1", "scd2", "bitemporal", "snapshot_scd2", "snapshot_scd1"]
 MARKER = "auto_cdc fault point"
+
+
+@pytest.fixture(scope="module")
+def pg_server(private_pg_server):
+    """A Postgres server of this module's own: the trials restart it under a run."""
+    return private_pg_server
+
+
+@pytest.fixture(scope="module")
+def pg_env(pg_server):
+    return pg_server.env()
 
 
 # -- random cases ------------------------------------------------------------------------------
