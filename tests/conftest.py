@@ -13,7 +13,7 @@ in each test's own temporary directory."""
 from __future__ import annotations
 
 import os
-import time
+import random
 from collections import defaultdict
 
 import pytest
@@ -30,6 +30,8 @@ def _is_xdist_controller(config) -> bool:
 
 
 def pytest_configure(config):
+    # one seed for the generated property cases of the whole session (the xdist workers inherit it)
+    os.environ.setdefault("AUTO_CDC_PROPERTY_SEED", str(random.randrange(10 ** 6)))
     config._auto_cdc_pg = None
     if "postgres" in ENGINES and _is_xdist_controller(config) and not os.environ.get("DBT_PG_HOST") \
             and not config.option.collectonly:
@@ -37,6 +39,18 @@ def pytest_configure(config):
         server = postgres.start()
         os.environ.update(server.env())  # the workers, started after this, inherit the server
         config._auto_cdc_pg = server
+
+
+def pytest_report_header(config):
+    return (f"property cases: seed {os.environ['AUTO_CDC_PROPERTY_SEED']} (AUTO_CDC_PROPERTY_SEED="
+            f"{os.environ['AUTO_CDC_PROPERTY_SEED']} repeats them), "
+            f"{os.environ.get('AUTO_CDC_PROPERTY_EXAMPLES', 'the default number of')} cases per property test and engine")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.parent.name == "unit":
+            item.add_marker(pytest.mark.quick)
 
 
 def pytest_unconfigure(config):
