@@ -13,12 +13,42 @@ from hypothesis import HealthCheck, Phase, settings
 from . import reference as ref
 from .harness import Project, sorted_rows
 
-# Property tests: AUTO_CDC_PROPERTY_EXAMPLES examples (default 4), each a batch of cases run together; no
-# shrinking (each example costs several dbt runs; the failing batch is printed whole instead).
+# Property tests. Each generated case (a feed, its model and its expected table) is drawn from the
+# session's seed, AUTO_CDC_PROPERTY_SEED (chosen at random and printed in the run's header when unset; the
+# same seed gives the same cases), so a failure repeats exactly. A property test draws
+# AUTO_CDC_PROPERTY_EXAMPLES cases per engine (default PROPERTY_EXAMPLES) and applies them in projects of
+# PROPERTY_BATCH models each, one dbt invocation per delivery run for the whole batch.
+PROPERTY_EXAMPLES = 32
+PROPERTY_BATCH = int(os.environ.get("AUTO_CDC_PROPERTY_BATCH", "48"))
+
+# For tests that drive hypothesis themselves, one example a batch of about eight cases: a hypothesis
+# example per eight AUTO_CDC_PROPERTY_EXAMPLES (default 4 examples); no shrinking.
 PROPERTY_SETTINGS = settings(
-    max_examples=int(os.environ.get("AUTO_CDC_PROPERTY_EXAMPLES", "4")), deadline=None,
+    max_examples=max(1, int(os.environ.get("AUTO_CDC_PROPERTY_EXAMPLES") or PROPERTY_EXAMPLES) // 8), deadline=None,
     phases=[Phase.explicit, Phase.reuse, Phase.generate],
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def property_seed() -> int:
+    """The session's seed for generated cases (tests/conftest.py sets it when it is unset)."""
+    return int(os.environ.get("AUTO_CDC_PROPERTY_SEED", "2026"))
+
+
+def property_examples(default: int = PROPERTY_EXAMPLES) -> int:
+    return int(os.environ.get("AUTO_CDC_PROPERTY_EXAMPLES") or default)
+
+
+def generate(strategy_of, count: int | None = None, salt: int = 0) -> list:
+    """`count` cases (default: property_examples()), case i drawn from strategy_of(i) with a seed of
+    its own derived from the session's seed and `salt` (one per property test)."""
+    count = property_examples() if count is None else count
+    base = property_seed() * 1_000_003 + salt * 100_003
+    return [draw_example(strategy_of(i), base + i) for i in range(count)]
+
+
+def in_batches(cases: Sequence, size: int | None = None) -> list[list]:
+    size = size or PROPERTY_BATCH
+    return [list(cases[i:i + size]) for i in range(0, len(cases), size)]
 
 
 def draw_example(strategy, seed: int):
@@ -47,8 +77,10 @@ def check_batch(project: Project, batch) -> None:
         for case in batch:
             case.deliver(project, run)
         project.run(full_refresh=(run == 0))
-    for case in batch:
-        assert case.actual(project) == case.expected(), case
+    mismatches = [f"{case}\n  target   {case.actual(project)}\n  expected {case.expected()}"
+                  for case in batch if case.actual(project) != case.expected()]
+    assert not mismatches, (f"{len(mismatches)} of {len(batch)} cases differ from the reference model "
+                            f"(AUTO_CDC_PROPERTY_SEED={property_seed()} repeats them):\n" + "\n".join(mismatches))
 
 # SQL types per engine for the generated columns.
 SQL_TYPES = {"int": "integer", "text": "varchar"}

@@ -2,10 +2,15 @@
 
 A ``Project`` is a scratch dbt project that installs this package with ``local:`` (as a user
 would), holds models written by the tests, and reads and writes tables through the engine's own
-Python driver. dbt runs as a subprocess, exactly as a user runs it.
+Python driver. dbt runs either as a subprocess, exactly as a user runs it, or in the test's own
+process through dbt's programmatic entry point (``dbtRunner``), which saves the few seconds of
+interpreter start-up and imports every invocation costs; tests whose point is the process boundary
+(killing dbt, two dbt processes at once) keep the subprocess.
 """
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import shutil
@@ -18,6 +23,8 @@ from typing import Any, Iterable, Mapping, Sequence
 
 REPO = Path(__file__).resolve().parents[1]
 DBT = str(Path(sys.executable).with_name("dbt"))
+# AUTO_CDC_DBT_SUBPROCESS=1 runs every dbt invocation as a subprocess, whatever the project asks.
+FORCE_SUBPROCESS = os.environ.get("AUTO_CDC_DBT_SUBPROCESS", "") not in ("", "0")
 
 
 def jinja_literal(value: Any) -> str:
@@ -67,8 +74,12 @@ class Project:
     """A scratch dbt project on one engine ('duckdb' or 'postgres')."""
 
     def __init__(self, path: Path, engine: str = "duckdb", pg_env: Mapping[str, str] | None = None,
-                 name: str = "auto_cdc_it", spark_conf: Mapping[str, str] | None = None):
+                 name: str = "auto_cdc_it", spark_conf: Mapping[str, str] | None = None,
+                 in_process: bool = False):
+        """in_process: run dbt inside this Python process (dbtRunner) rather than as a subprocess;
+        DuckDB and Postgres only (a Spark session must not live in the test process)."""
         self.path = Path(path)
+        self.in_process = in_process and engine != "spark" and not FORCE_SUBPROCESS
         self.engine = engine
         self.pg_env = dict(pg_env or {})
         self.spark_conf = dict(spark_conf or {})
@@ -107,12 +118,14 @@ class Project:
 
     # -- dbt ---------------------------------------------------------------------------------
     def dbt(self, *args: str, check: bool = True, env: Mapping[str, str] | None = None) -> Result:
-        full_env = {**os.environ, "DO_NOT_TRACK": "1", "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
-                    **self.pg_env, **(env or {})}
-        proc = subprocess.run(
-            [DBT, *args, "--project-dir", str(self.path), "--profiles-dir", str(self.path)],
-            cwd=self.path, env=full_env, capture_output=True, text=True)
-        result = Result(proc.returncode, proc.stdout + proc.stderr)
+        extra_env = {"DO_NOT_TRACK": "1", "DBT_SEND_ANONYMOUS_USAGE_STATS": "false", **self.pg_env, **(env or {})}
+        argv = [*args, "--project-dir", str(self.path), "--profiles-dir", str(self.path)]
+        if self.in_process:
+            result = _invoke_in_process(argv, self.path, extra_env)
+        else:
+            proc = subprocess.run([DBT, *argv], cwd=self.path, env={**os.environ, **extra_env},
+                                  capture_output=True, text=True)
+            result = Result(proc.returncode, proc.stdout + proc.stderr)
         if self.engine == "spark":
             self._cache = None
             if args and args[0] in ("run", "build", "seed", "test", "snapshot"):
@@ -300,6 +313,45 @@ class Project:
     def clean(self) -> None:
         self.close()
         shutil.rmtree(self.path, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _within(path: Path, env: Mapping[str, str]):
+    """The working directory and environment a dbt subprocess would have, restored afterwards."""
+    cwd, saved = os.getcwd(), {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(cwd)
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _invoke_in_process(argv: Sequence[str], path: Path, env: Mapping[str, str]) -> Result:
+    """One dbt invocation through dbtRunner, with what it prints to stdout captured as a subprocess's
+    output would be, and the exit status the CLI would give (0 success, 1 failure, 2 an exception)."""
+    from dbt.cli.main import dbtRunner
+    from dbt.tests.util import reset_metadata_vars
+    from dbt_common.events.functions import capture_stdout_logs, stop_capture_stdout_logs
+
+    out = io.StringIO()
+    with _within(path, env):
+        reset_metadata_vars()
+        capture_stdout_logs(out)
+        try:
+            res = dbtRunner().invoke(["--no-use-colors", *argv])
+        finally:
+            stop_capture_stdout_logs()
+    output = out.getvalue()
+    if res.exception is not None:
+        output += f"\n{type(res.exception).__name__}: {res.exception}\n"
+        return Result(2, output)
+    return Result(0 if res.success else 1, output)
 
 
 SPARK_TYPES = {"integer": "int", "varchar": "string", "text": "string", "varchar[]": "array<string>",

@@ -16,6 +16,9 @@ import pytest
 
 from auto_cdc_testkit.harness import DBT, target_rows
 
+# two dbt processes at once: real processes
+pytestmark = pytest.mark.dbt_subprocess
+
 FEED = [("id", "integer"), ("seq", "integer"), ("op", "varchar"), ("a", "varchar")]
 COLS = [c for c, _ in FEED]
 BASE = dict(materialized="auto_cdc", keys=["id"], sequence_by="seq", apply_as_deletes="op = 'D'",

@@ -39,7 +39,7 @@ INVALID = {
 def failed_run(tmp_path_factory):
     """One dbt invocation runs every invalid model (DuckDB: config checks do not depend on the engine)."""
     from auto_cdc_testkit.harness import Project
-    project = Project(tmp_path_factory.mktemp("configs"), "duckdb")
+    project = Project(tmp_path_factory.mktemp("configs"), "duckdb", in_process=True)
     project.table("feed", FEED, [(1, 1, "U", "a", 1, None)])
     project.execute(f"create table {project.relation('reserved_feed')} as select 1 as id, 1 as seq, 1 as \"__START_AT\"")
     for name, (config, _) in INVALID.items():

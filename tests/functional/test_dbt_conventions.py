@@ -108,6 +108,7 @@ def test_on_schema_change_fail_ignore_and_sync(project):
     assert "extra" not in project.rows("sync_all_columns")[0]
 
 
+@pytest.mark.dbt_subprocess  # the run is killed: a real process
 def test_run_killed_mid_apply_leaves_everything_as_it_was(project):
     """R8: the apply runs in one transaction; a post-hook inside it stalls the run so that the
     process can be killed after every apply statement ran but before the commit."""

@@ -5,6 +5,8 @@ import pytest
 from auto_cdc_testkit import fixtures as fx
 from auto_cdc_testkit.harness import target_rows
 
+pytestmark = pytest.mark.quick
+
 SCD1_COLS, SCD2_COLS = fx.E1_SCD1_COLUMNS, fx.E1_SCD2_COLUMNS
 MODELS = {name: (config, "feed_truncate" if truncated else "feed", cols, expected)
           for name, (config, truncated, cols, expected) in fx.E1_MODELS.items()}

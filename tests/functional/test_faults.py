@@ -13,7 +13,8 @@ statement of the run, using the statement count of the scenario's previous recov
 in five instead faults at a random moment, which also covers dbt's own statements and the
 commit. On Postgres every third trial restarts the server instead. After each fault:
   - a killed run left the target, the event log, the run log (cursor / snapshot version) and the
-    change feed exactly as they were (random-moment kills: as they were, or as the whole run left them);
+    change feed exactly as they were (random-moment kills: as they were, or as the same run, unfaulted,
+    leaves them in a project of its own: the kill came after the commit);
   - after the next run the target equals the reference model (no lost event, no duplicate version);
   - the change feed holds one commit version per run log entry that has one, numbered 1..n, and
     replaying it gives the target (no commit version of a rolled-back run).
@@ -39,9 +40,23 @@ from auto_cdc_testkit import faults
 from auto_cdc_testkit.cases import Case, SnapshotCase
 from auto_cdc_testkit.harness import DBT, sorted_rows
 
+# dbt is killed here: its invocations are real processes
+pytestmark = pytest.mark.dbt_subprocess
+
 TRIALS = int(os.environ.get("AUTO_CDC_FAULT_TRIALS", "5"))
 SCENARIOS = ["scd1", "scd2", "bitemporal", "snapshot_scd2", "snapshot_scd1"]
 MARKER = "auto_cdc fault point"
+
+
+@pytest.fixture(scope="module")
+def pg_server(private_pg_server):
+    """A Postgres server of this module's own: the trials restart it under a run."""
+    return private_pg_server
+
+
+@pytest.fixture(scope="module")
+def pg_env(pg_server):
+    return pg_server.env()
 
 
 # -- random cases ------------------------------------------------------------------------------
@@ -89,12 +104,17 @@ def install(project, case) -> None:
 
 
 # -- the state a fault must not change ---------------------------------------------------------
-def state(project, case) -> tuple:
+# columns that differ between two runs of the same events: when and by which dbt invocation they ran
+VOLATILE = {"run_started_at", "invocation_id", "_commit_timestamp"}
+
+
+def state(project, case, comparable: bool = False) -> tuple:
+    """The target and its side tables; `comparable`: without VOLATILE columns, to compare two projects."""
     def rows(rel):
         if not project.exists(rel):
             return None
         data = project.rows(rel)
-        cols = sorted(data[0]) if data else []
+        cols = sorted(c for c in data[0] if not (comparable and c in VOLATILE)) if data else []
         return sorted((tuple(str(r[c]) for c in cols) for r in data))
 
     return tuple(rows(case.name + suffix) for suffix in ["", "__auto_cdc_log", "__auto_cdc_runs", "__auto_cdc_changes"])
@@ -187,7 +207,22 @@ def statements_of_last_run(project, offset: int) -> int:
 
 
 # -- the suite -----------------------------------------------------------------------------------
-def test_faults_mid_run_leave_the_target_equal_to_the_reference_model(project, request):
+def unfaulted_state(make_project, case, fault_first: bool) -> tuple:
+    """What the faulted run leaves when nothing stops it: the same case, deliveries and runs, unfaulted,
+    in a project of its own."""
+    twin = make_project("unfaulted")
+    install(twin, case)
+    case.deliver(twin, 0)
+    if not fault_first:
+        twin.run(full_refresh=True)
+        case.deliver(twin, 1)
+    twin.run(full_refresh=fault_first)
+    result = state(twin, case, comparable=True)
+    twin.clean()
+    return result
+
+
+def test_faults_mid_run_leave_the_target_equal_to_the_reference_model(project, make_project, request):
     pg_server = request.getfixturevalue("pg_server") if project.engine == "postgres" else None
     can_restart = pg_server is not None and pg_server.managed
     rng = random.Random(int(os.environ.get("AUTO_CDC_FAULT_SEED", "10")))
@@ -227,6 +262,9 @@ def test_faults_mid_run_leave_the_target_equal_to_the_reference_model(project, r
         if outcome != "completed" and after != before:
             if k is not None:
                 failures.append(f"{label}\n  the faulted run changed the state")
+            elif state(project, case, comparable=True) != unfaulted_state(make_project, case, fault_first):
+                failures.append(f"{label}\n  the killed run left a state that is neither the one before it nor "
+                                "the one the whole run leaves")
             else:
                 counts["committed_before_kill"] += 1
         if fault_first:
