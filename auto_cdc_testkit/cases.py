@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 from hypothesis import HealthCheck, Phase, settings

@@ -16,10 +16,11 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 REPO = Path(__file__).resolve().parents[1]
 DBT = str(Path(sys.executable).with_name("dbt"))
@@ -134,6 +135,12 @@ class Project:
         if check and not result.ok:
             raise DbtError(f"dbt {' '.join(args)} failed:\n{result.output[-6000:]}")
         return result
+
+    def start(self, *args: str) -> subprocess.Popen:
+        """A dbt process started in the background (output in .stdout), for tests that race it."""
+        env = {**os.environ, "DO_NOT_TRACK": "1", "DBT_SEND_ANONYMOUS_USAGE_STATS": "false", **self.pg_env}
+        return subprocess.Popen([DBT, *args, "--project-dir", str(self.path), "--profiles-dir", str(self.path)],
+                                cwd=self.path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
     def run(self, *select: str, full_refresh: bool = False, check: bool = True, extra: Sequence[str] = ()) -> Result:
         args = ["run"]
@@ -313,6 +320,18 @@ class Project:
     def clean(self) -> None:
         self.close()
         shutil.rmtree(self.path, ignore_errors=True)
+
+
+def wait_for(predicate: Callable[[], bool], what: str, proc: subprocess.Popen | None = None,
+             timeout: float = 180) -> None:
+    """Poll until predicate() holds; fail if the process `proc` ends first or time runs out."""
+    deadline = time.time() + timeout
+    while not predicate():
+        if proc is not None and proc.poll() is not None:
+            raise AssertionError(f"the process ended before {what}:\n{proc.stdout.read()[-4000:]}")
+        if time.time() > deadline:
+            raise AssertionError(f"timed out waiting until {what}")
+        time.sleep(0.1)
 
 
 @contextlib.contextmanager

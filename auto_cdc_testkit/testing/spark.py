@@ -34,7 +34,6 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
 
 HOST = "127.0.0.1"
 START_TIMEOUT = 90.0

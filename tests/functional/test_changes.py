@@ -2,7 +2,7 @@
 import json
 
 from auto_cdc_testkit import fixtures as fx
-from auto_cdc_testkit.harness import ordered, target_rows
+from auto_cdc_testkit.harness import target_rows
 
 FEED, BASE = fx.CDF_COLUMNS, fx.CDF_CONFIG
 DOWNSTREAM = fx.CDF_DOWNSTREAM_SQL

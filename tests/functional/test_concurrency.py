@@ -9,12 +9,10 @@ with DuckDB's lock error; the first run is unaffected and a later run applies wh
 The first run is held open inside its transaction by a post-hook that waits for the test's go (a
 flag row on Postgres, a named pipe on DuckDB), so the overlap does not depend on timing."""
 import os
-import subprocess
-import time
 
 import pytest
 
-from auto_cdc_testkit.harness import DBT, target_rows
+from auto_cdc_testkit.harness import target_rows, wait_for
 
 # two dbt processes at once: real processes
 pytestmark = pytest.mark.dbt_subprocess
@@ -34,22 +32,6 @@ def hold_hook(project) -> str:
     else:
         wait = "select length(content) from read_text('{{ var(\"hold\") }}')"
     return "{% if var('hold', none) %}" + wait + "{% else %}select 1{% endif %}"
-
-
-def start(project, *args):
-    env = {**os.environ, "DO_NOT_TRACK": "1", **project.pg_env}
-    return subprocess.Popen([DBT, "run", "--project-dir", str(project.path), "--profiles-dir", str(project.path), *args],
-                            cwd=project.path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-
-
-def wait_for(predicate, what: str, proc=None, timeout: float = 180) -> None:
-    deadline = time.time() + timeout
-    while not predicate():
-        if proc is not None and proc.poll() is not None:
-            pytest.fail(f"dbt ended before {what}:\n{proc.stdout.read()[-4000:]}")
-        if time.time() > deadline:
-            pytest.fail(f"timed out waiting until {what}")
-        time.sleep(0.1)
 
 
 def setup(project, first_run: bool, tmp_path):
@@ -92,7 +74,7 @@ def test_two_runs_of_the_same_model_at_the_same_time(project, tmp_path, first_ru
     hold = setup(project, first_run, tmp_path)
     log = project.path / "logs" / "dbt.log"
     offset = len(log.read_text()) if log.exists() else 0
-    first = start(project, "--vars", f'{{"hold": "{hold}"}}')
+    first = project.start("run", "--vars", f'{{"hold": "{hold}"}}')
     procs = [first]
     try:
         _two_runs(project, hold, offset, procs)
@@ -108,7 +90,7 @@ def test_two_runs_of_the_same_model_at_the_same_time(project, tmp_path, first_ru
 def _two_runs(project, hold, offset, procs):
     first = procs[0]
     wait_for(held(project, offset), "the first run holds its transaction open", first)
-    second = start(project)
+    second = project.start("run")
     procs.append(second)
     if project.engine == "postgres":
         # the second run waits for the model's lock (and says so) until the first run commits

@@ -1,14 +1,12 @@
 """Running the package safely (docs/operations.md): a partly missing history is an error, not a rebuild;
 --full-refresh can be refused; every writer takes the model's lock; grants stay on the target; commit
 versions only grow; long names fit the engine's limit in bytes; text sequences are reported."""
-import os
-import subprocess
 import threading
 import time
 
 import pytest
 
-from auto_cdc_testkit.harness import DBT, target_rows
+from auto_cdc_testkit.harness import target_rows, wait_for
 
 FEED = [("id", "integer"), ("seq", "integer"), ("op", "varchar"), ("a", "varchar")]
 COLS = [c for c, _ in FEED]
@@ -89,22 +87,6 @@ HOLD = ("{% if var('hold', none) %}do $$ begin while not exists (select 1 from {
         "perform pg_sleep(0.05); end loop; end $${% else %}select 1{% endif %}")
 
 
-def dbt_process(project, *args):
-    env = {**os.environ, "DO_NOT_TRACK": "1", **project.pg_env}
-    return subprocess.Popen([DBT, *args, "--project-dir", str(project.path), "--profiles-dir", str(project.path)],
-                            cwd=project.path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-
-
-def wait_for(predicate, what, proc=None, timeout=180):
-    deadline = time.time() + timeout
-    while not predicate():
-        if proc is not None and proc.poll() is not None:
-            pytest.fail(f"{what}: the process ended first:\n{proc.stdout.read()[-4000:]}")
-        if time.time() > deadline:
-            pytest.fail(f"timed out waiting until {what}")
-        time.sleep(0.1)
-
-
 def waiting_on_lock(project, query_like):
     return lambda: project.fetch("select count(*) from pg_stat_activity where pid <> pg_backend_pid() "
                                  f"and wait_event_type = 'Lock' and query like '{query_like}'")[0][0] > 0
@@ -117,7 +99,7 @@ class HeldRun:
         self.project = project
         project.execute(f"create table if not exists {project.relation('go')} (x integer)")
         project.execute(f"delete from {project.relation('go')}")
-        self.proc = dbt_process(project, "run", "--select", "t", "--vars", '{"hold": true}')
+        self.proc = project.start("run", "--select", "t", "--vars", '{"hold": true}')
         wait_for(lambda: project.fetch("select count(*) from pg_stat_activity where pid <> pg_backend_pid() "
                                        "and query like '%while not exists%'")[0][0] > 0, "the run holds its lock", self.proc)
 
@@ -136,6 +118,7 @@ class HeldRun:
             self.proc.wait(timeout=300)
 
 
+@pytest.mark.dbt_subprocess  # a second dbt process races the run
 def test_erase_keys_waits_for_a_run_of_the_model_and_is_not_undone(project):
     postgres_only(project)
     project.table("feed", FEED, EVENTS)
@@ -145,7 +128,7 @@ def test_erase_keys_waits_for_a_run_of_the_model_and_is_not_undone(project):
     project.execute(f"delete from {project.relation('feed')} where id = 2")
     project.insert("feed", COLS, [(1, 5, "U", "a5"), (3, 4, "U", "c4")])
     with HeldRun(project) as run:
-        erase = dbt_process(project, "run-operation", "auto_cdc.erase_keys", "--args", '{model: t, where: "id = 2"}')
+        erase = project.start("run-operation", "auto_cdc.erase_keys", "--args", '{model: t, where: "id = 2"}')
         try:
             wait_for(waiting_on_lock(project, "%pg_advisory_xact_lock%"), "the erase waits for the model's lock", erase)
             time.sleep(1)
@@ -163,6 +146,7 @@ def test_erase_keys_waits_for_a_run_of_the_model_and_is_not_undone(project):
                                                   (3, "c", 1, 4), (3, "c4", 4, None)]
 
 
+@pytest.mark.dbt_subprocess  # a second dbt process races the run
 def test_a_hand_update_during_a_run_waits_for_its_commit_and_is_kept(project):
     postgres_only(project)
     project.table("feed", FEED, EVENTS)
@@ -202,6 +186,7 @@ def test_a_hand_update_during_a_run_waits_for_its_commit_and_is_kept(project):
     assert project.fetch(f"select edited_keys from {project.relation('t__auto_cdc_runs')} order by run_id desc limit 1") == [(1,)]
 
 
+@pytest.mark.dbt_subprocess  # a second dbt process races the run
 def test_lock_timeout_fails_the_run_naming_the_session_that_holds_the_lock(project):
     postgres_only(project)
     import psycopg2
