@@ -21,10 +21,15 @@ from .harness import Project, sorted_rows
 PROPERTY_EXAMPLES = 32
 PROPERTY_BATCH = int(os.environ.get("AUTO_CDC_PROPERTY_BATCH", "48"))
 
+
+def property_examples(default: int = PROPERTY_EXAMPLES) -> int:
+    return int(os.environ.get("AUTO_CDC_PROPERTY_EXAMPLES") or default)
+
+
 # For tests that drive hypothesis themselves, one example a batch of about eight cases: a hypothesis
 # example per eight AUTO_CDC_PROPERTY_EXAMPLES (default 4 examples); no shrinking.
 PROPERTY_SETTINGS = settings(
-    max_examples=max(1, int(os.environ.get("AUTO_CDC_PROPERTY_EXAMPLES") or PROPERTY_EXAMPLES) // 8), deadline=None,
+    max_examples=max(1, property_examples() // 8), deadline=None,
     phases=[Phase.explicit, Phase.reuse, Phase.generate],
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large])
 
@@ -32,10 +37,6 @@ PROPERTY_SETTINGS = settings(
 def property_seed() -> int:
     """The session's seed for generated cases (tests/conftest.py sets it when it is unset)."""
     return int(os.environ.get("AUTO_CDC_PROPERTY_SEED", "2026"))
-
-
-def property_examples(default: int = PROPERTY_EXAMPLES) -> int:
-    return int(os.environ.get("AUTO_CDC_PROPERTY_EXAMPLES") or default)
 
 
 def generate(strategy_of, count: int | None = None, salt: int = 0) -> list:
@@ -77,8 +78,9 @@ def check_batch(project: Project, batch) -> None:
         for case in batch:
             case.deliver(project, run)
         project.run(full_refresh=(run == 0))
-    mismatches = [f"{case}\n  target   {case.actual(project)}\n  expected {case.expected()}"
-                  for case in batch if case.actual(project) != case.expected()]
+    compared = [(case, case.actual(project), case.expected()) for case in batch]
+    mismatches = [f"{case}\n  target   {actual}\n  expected {expected}"
+                  for case, actual, expected in compared if actual != expected]
     assert not mismatches, (f"{len(mismatches)} of {len(batch)} cases differ from the reference model "
                             f"(AUTO_CDC_PROPERTY_SEED={property_seed()} repeats them):\n" + "\n".join(mismatches))
 

@@ -119,8 +119,8 @@ class Project:
 
     # -- dbt ---------------------------------------------------------------------------------
     def dbt(self, *args: str, check: bool = True, env: Mapping[str, str] | None = None) -> Result:
-        extra_env = {"DO_NOT_TRACK": "1", "DBT_SEND_ANONYMOUS_USAGE_STATS": "false", **self.pg_env, **(env or {})}
-        argv = [*args, "--project-dir", str(self.path), "--profiles-dir", str(self.path)]
+        extra_env = self._dbt_env(env)
+        argv = self._dbt_argv(args)
         if self.in_process:
             result = _invoke_in_process(argv, self.path, extra_env)
         else:
@@ -138,9 +138,15 @@ class Project:
 
     def start(self, *args: str) -> subprocess.Popen:
         """A dbt process started in the background (output in .stdout), for tests that race it."""
-        env = {**os.environ, "DO_NOT_TRACK": "1", "DBT_SEND_ANONYMOUS_USAGE_STATS": "false", **self.pg_env}
-        return subprocess.Popen([DBT, *args, "--project-dir", str(self.path), "--profiles-dir", str(self.path)],
-                                cwd=self.path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        return subprocess.Popen([DBT, *self._dbt_argv(args)], cwd=self.path, env={**os.environ, **self._dbt_env()},
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+    def _dbt_env(self, env: Mapping[str, str] | None = None) -> dict[str, str]:
+        """What every dbt invocation of the project adds to the environment."""
+        return {"DO_NOT_TRACK": "1", "DBT_SEND_ANONYMOUS_USAGE_STATS": "false", **self.pg_env, **(env or {})}
+
+    def _dbt_argv(self, args: Sequence[str]) -> list[str]:
+        return [*args, "--project-dir", str(self.path), "--profiles-dir", str(self.path)]
 
     def run(self, *select: str, full_refresh: bool = False, check: bool = True, extra: Sequence[str] = ()) -> Result:
         args = ["run"]
