@@ -1,10 +1,10 @@
-"""The SPEC's documentation examples as Python data, shared by the tests (the dbt seeds in
+"""The documentation examples as Python data, shared by the tests (the dbt seeds in
 integration_tests/seeds/examples hold the same rows for `dbt build`)."""
 
 E1_COLUMNS = [("userId", "integer"), ("name", "varchar"), ("city", "varchar"),
               ("operation", "varchar"), ("sequenceNum", "integer")]
 
-# SPEC E1, in the documentation's arrival order.
+# E1, in the documentation's arrival order.
 E1_FEED = [
     (124, "Raul", "Oaxaca", "INSERT", 1),
     (123, "Isabel", "Monterrey", "INSERT", 1),
@@ -48,7 +48,7 @@ E1_SCD2_TRACK_EXCEPT_CITY = [
     (126, "Lily", "Cancun", 2, None),
 ]
 
-# SPEC E4 (seed-docs/003_*, "AUTO CDC Bitemporal"): all on 2025-07-18.
+# E4 (bitemporal): all on 2025-07-18.
 import datetime as _dt
 
 
@@ -98,7 +98,7 @@ E4_AFTER = [
 E4_TARGET_COLUMNS = ["CompanyId", "datapoints", "__START_AT", "__END_AT", "__SYSTEM_START_AT", "__SYSTEM_END_AT"]
 
 
-# SPEC E2 and E3 (snapshots): the snapshot table's columns, the versions' rows (userId, city) and the expected
+# E2 and E3 (snapshots): the snapshot table's columns, the versions' rows (userId, city) and the expected
 # SCD2 (userId, city, __START_AT, __END_AT) and SCD1 tables.
 SNAPSHOT_COLUMNS = [("userId", "integer"), ("city", "varchar"), ("version", "integer")]
 E2_V0 = [(1, "Oaxaca"), (2, "Monterrey"), (3, "Tijuana")]
@@ -113,7 +113,7 @@ E3_SCD2 = [(1, "Oaxaca", 1, 2), (2, "Monterrey", 1, 2), (2, "Carmel", 2, None), 
 E3_SCD1 = [(2, "Carmel"), (3, "Los Angeles"), (4, "Death Valley")]
 
 
-# Change data feed (SPEC section 4): three runs over an SCD1 and an SCD2 target of one feed; run 2
+# Change data feed (docs/configuration.md, "Change data feed and metrics"): three runs over an SCD1 and an SCD2 target of one feed; run 2
 # updates key 1, deletes key 2 and inserts key 3, run 3 brings a late event for key 1 (which splits
 # the SCD2 history). The expected change feeds: (id, a, [__START_AT, __END_AT,] _change_type,
 # _commit_version).

@@ -1,9 +1,9 @@
 """Plain-Python reference model of dbt-auto-cdc: the test oracle.
 
-It computes, with no database, the target table that SPEC.md defines for a change feed:
+It computes, with no database, the target table that docs/semantics.md defines for a change feed:
 
-* ``apply(events, config)`` -- SPEC §2.2 R1-R7 (SCD type 1, SCD type 2, bitemporal, partial updates).
-* ``snapshot_events(snapshots, ...)`` -- SPEC §3, turns full snapshots into events for ``apply``.
+* ``apply(events, config)`` -- the rules R1-R7 of docs/semantics.md (SCD type 1, SCD type 2, bitemporal, partial updates).
+* ``snapshot_events(snapshots, ...)`` -- docs/semantics.md "Snapshots": turns full snapshots into events for ``apply``.
 
 The code favours being obviously right over being fast: the target is recomputed from every event ever received,
 which is exactly how R1 defines it ("as if every event ever received were applied one by one in sequence order").
@@ -20,7 +20,7 @@ from typing import Any, Iterable, Mapping
 UPSERT, DELETE, TRUNCATE = "upsert", "delete", "truncate"
 OPERATIONS = (UPSERT, DELETE, TRUNCATE)
 
-# Reserved output columns (SPEC §2.1).
+# Reserved output columns (docs/semantics.md, "SCD2 history columns").
 START_AT, END_AT = "__START_AT", "__END_AT"
 SYSTEM_START_AT, SYSTEM_END_AT = "__SYSTEM_START_AT", "__SYSTEM_END_AT"
 RESERVED_COLUMNS = (START_AT, END_AT, SYSTEM_START_AT, SYSTEM_END_AT)
@@ -69,7 +69,7 @@ class Event:
 
 @dataclass(frozen=True)
 class Config:
-    """The target's shape, with the config forms of SPEC §2 already resolved to plain column sets."""
+    """The target's shape, with the config forms of docs/configuration.md already resolved to plain column sets."""
 
     columns: tuple[str, ...]
     key_columns: tuple[str, ...]
@@ -429,7 +429,7 @@ def _sort_rows(rows: list[dict], config: Config) -> list[dict]:
 
 
 def apply(events: Iterable[Event], config: Config) -> list[dict]:
-    """The target table defined by SPEC §2.2 for every event ever received (R1), as a sorted list of row dicts.
+    """The target table defined by docs/semantics.md for every event ever received (R1), as a sorted list of row dicts.
 
     SCD1 rows hold ``config.columns``; SCD2 rows add __START_AT/__END_AT; bitemporal rows add
     __SYSTEM_START_AT/__SYSTEM_END_AT. Rows are sorted by key, then __START_AT, then __SYSTEM_START_AT.
@@ -451,7 +451,7 @@ def apply(events: Iterable[Event], config: Config) -> list[dict]:
 
 def _index_snapshot(version: Any, rows: Iterable[Mapping[str, Any]], key_columns: tuple,
                     columns: tuple) -> dict[tuple, dict]:
-    """One snapshot as {key: {column: value}}; NULL or duplicate keys fail (SPEC §3, R7)."""
+    """One snapshot as {key: {column: value}}; NULL or duplicate keys fail (R7)."""
     indexed: dict[tuple, dict] = {}
     for row in rows:
         key = tuple(row.get(c) for c in key_columns)
@@ -464,7 +464,7 @@ def _index_snapshot(version: Any, rows: Iterable[Mapping[str, Any]], key_columns
 
 
 def _diff(before: dict[tuple, dict], after: dict[tuple, dict], version: Any) -> list[Event]:
-    """SPEC §3 diff: new or changed keys are upserts, vanished keys are deletes, all at sequence (version,)."""
+    """The snapshot diff: new or changed keys are upserts, vanished keys are deletes, all at sequence (version,)."""
     seq = (version,)
     events = []
     for key, values in after.items():
@@ -500,7 +500,7 @@ def _snapshot_walk(snapshots, key_columns, columns, previous):
 
 def snapshot_events(snapshots: Iterable[tuple[Any, Iterable[Mapping[str, Any]]]], key_columns: Iterable[str],
                     columns: Iterable[str], previous: Mapping | None = None) -> list[Event]:
-    """SPEC §3: turn full snapshots ``(version, rows)`` into events for ``apply()``.
+    """Turn full snapshots ``(version, rows)`` into events for ``apply()``.
 
     ``previous`` describes the last snapshot already processed, ``{"version": v, "rows": [row, ...]}``, as returned
     by ``snapshot_state``; ``None`` means nothing was processed yet. Snapshots are processed in ascending version
@@ -525,7 +525,7 @@ def snapshot_state(snapshots: Iterable[tuple[Any, Iterable[Mapping[str, Any]]]],
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Seed 001 "Combinez AUTO CDC FROM SNAPSHOT et AUTO CDC": one SCD1 target, snapshots and events in one order.
+# Combined flows (docs/semantics.md): one SCD1 target, snapshots and events in one order.
 # ---------------------------------------------------------------------------------------------------------------
 
 

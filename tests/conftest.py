@@ -1,5 +1,5 @@
 """One conftest drives every engine: functional tests take the `engine` fixture and run on DuckDB
-and on a throwaway Postgres server, which this session starts itself (or reuses through the
+and on a throwaway Postgres server, which the test run starts itself (or reuses through the
 DBT_PG_* environment variables).
 
 dbt runs inside the test process (auto_cdc_testkit.harness, ``in_process``) unless a test is marked

@@ -1,4 +1,4 @@
-"""Bitemporal targets (R6, SPEC E4) on every engine."""
+"""Bitemporal targets (R6, example E4) on every engine."""
 from auto_cdc_testkit import fixtures as fx
 from auto_cdc_testkit.harness import ordered, target_rows
 

@@ -1,4 +1,4 @@
-"""Change data feed (table_changes) and run metrics (SPEC section 4)."""
+"""Change data feed (table_changes) and run metrics (docs/configuration.md)."""
 import json
 
 from auto_cdc_testkit import fixtures as fx

@@ -1,5 +1,5 @@
 """One SCD1 target fed by a snapshot and a change feed in one ordering domain (apply_as_snapshot), and
-`once` backfills (seed 001, "Combinez AUTO CDC FROM SNAPSHOT et AUTO CDC")."""
+`once` backfills (docs/configuration.md)."""
 from hypothesis import strategies as st
 
 from auto_cdc_testkit.cases import CombinedCase, check_batch, generate, in_batches
@@ -77,7 +77,7 @@ def test_once_backfill_runs_on_the_first_run_and_on_full_refresh_only(project):
 
 
 def test_once_snapshot_flow_with_a_change_feed(project):
-    """The seed's backfill pattern: the snapshot branch is read once (not is_incremental()), the change
+    """The documented backfill pattern: the snapshot branch is read once (not is_incremental()), the change
     feed on every run; a full refresh reads the snapshot again."""
     project.table("snap", [("id", "integer"), ("name", "varchar"), ("v", "integer")], [(1, "s1", 10), (2, "s2", 10)])
     project.table("cdf", FEED[:4], [(2, 11, "c2", "U")])

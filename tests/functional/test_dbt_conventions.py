@@ -1,4 +1,4 @@
-"""dbt's own model configs keep their meaning on auto_cdc models (SPEC section 2)."""
+"""dbt's own model configs keep their meaning on auto_cdc models (docs/configuration.md)."""
 import os
 import signal
 import subprocess

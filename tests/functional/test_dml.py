@@ -1,4 +1,4 @@
-"""DML on targets (SPEC section 4, seed 003): rows inserted, updated or deleted by hand are respected by
+"""DML on targets (docs/semantics.md, "DML on targets"): rows inserted, updated or deleted by hand are respected by
 later runs, including runs whose events touch the edited keys. Every feed model here re-reads the
 whole feed each run, so re-read events must stay duplicates after edits."""
 from decimal import Decimal
@@ -16,7 +16,7 @@ def test_seed_hand_inserted_scd2_row_survives_and_is_split_by_later_events(proje
     project.table("feed", FEED, [(1, 1, "U", "Ann", "x")])
     project.feed_model("t", "feed", **BASE, stored_as_scd_type=2)
     project.run()
-    # the seed's statement (here with the target's columns): an open version starting at 5
+    # the documented statement (here with the target's columns): an open version starting at 5
     project.execute(f'insert into {project.relation("t")} (id, name, "__START_AT", "__END_AT") values (123, \'John Doe\', 5, NULL)')
     # a run that does not touch key 123 leaves it alone
     project.insert("feed", COLS, [(1, 2, "U", "Bob", "x")])

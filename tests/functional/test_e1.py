@@ -1,4 +1,4 @@
-"""SPEC E1 (the documentation's change feed) on every engine: in one run, over several runs, with
+"""E1 (the documentation's change feed) on every engine: in one run, over several runs, with
 and without cursor_column, and replayed."""
 import pytest
 

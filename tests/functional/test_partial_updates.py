@@ -1,4 +1,4 @@
-"""SPEC E5 / R5: each partial-update method tells an absent column from an explicit NULL.
+"""R5 (partial updates): each partial-update method tells an absent column from an explicit NULL.
 
 Feed: user 1 is inserted as (Ann, Paris) at 1; at 2 an event carries name = NULL, city = NULL.
 - ignore_null_updates: every NULL means "absent": nothing changes (an explicit NULL cannot be written).

@@ -1,4 +1,4 @@
-"""Named fixtures for the SPEC's rules (R1-R4, R7) on every engine, beyond the E1 examples."""
+"""Named fixtures for the rules of docs/semantics.md (R1-R4, R7) on every engine, beyond the E1 examples."""
 from auto_cdc_testkit.harness import target_rows
 
 FEED = [("id", "integer"), ("seq", "integer"), ("op", "varchar"), ("a", "varchar"), ("b", "varchar")]

@@ -1,4 +1,4 @@
-"""auto_cdc_snapshot (SPEC section 3, examples E2 and E3) on every engine."""
+"""auto_cdc_snapshot (docs/semantics.md "Snapshots", examples E2 and E3) on every engine."""
 import shutil
 
 import pytest

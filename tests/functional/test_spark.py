@@ -2,7 +2,7 @@
 section). A dbt invocation costs tens of seconds on Spark (a new driver each time), so instead of one
 project per test, ONE project holds every case as its own model and dbt runs once per delivery step
 (4 runs):
-- the SPEC examples E1-E4 (E1 over three runs with a late truncate, then replayed; E2 and E3 snapshots
+- the documentation examples E1-E4 (E1 over three runs with a late truncate, then replayed; E2 and E3 snapshots
   over two runs; E4 one event per run), with the same expected tables as on DuckDB and Postgres;
 - generated cases from the property tests' strategies (change feeds of every shape, snapshot series,
   snapshots interleaved with events), each compared with the reference model. They are drawn from

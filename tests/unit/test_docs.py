@@ -94,6 +94,16 @@ def test_macro_comments_cite_no_document_the_repository_does_not_hold():
     assert offending_lines(sorted((REPO / "macros").rglob("*.sql")), macro_comments) == []
 
 
+def test_tooling_tests_and_scripts_cite_no_document_the_repository_does_not_hold():
+    own = Path(__file__).resolve()  # this file holds the pattern itself
+    paths = [REPO / "CHANGELOG.md", *(path for folder in ("auto_cdc_testkit", "tests", "bench", "scripts", "integration_tests")
+                                    for path in sorted((REPO / folder).rglob("*"))
+                                    if path.suffix in (".py", ".sh", ".sql", ".yml", ".md") and path.resolve() != own
+                                    and "dbt_packages" not in path.parts and "target" not in path.parts)]
+    assert len(paths) > 20
+    assert offending_lines(paths) == []
+
+
 def test_contributing_page_lists_every_dispatch_hook():
     dispatched = {name for path in (REPO / "macros").rglob("*.sql")
                   for name in re.findall(r"adapter\.dispatch\(\s*'([a-z_0-9]+)'", path.read_text())}

@@ -1,4 +1,4 @@
-"""The reference model against SPEC.md: the documentation examples (§5) and the rules R1-R7, then properties.
+"""The reference model against docs/semantics.md: the documentation examples and the rules R1-R7, then properties.
 
 Pure Python, no database. Expected tables are written out as users read them in the docs.
 """
@@ -64,7 +64,7 @@ def in_every_order(events, config):
     return results[0]
 
 
-E1 = cdf(*fx.E1_FEED)  # SPEC E1, in the documentation's arrival order
+E1 = cdf(*fx.E1_FEED)  # E1, in the documentation's arrival order
 E1_TRUNCATE = cdf(fx.E1_TRUNCATE)
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -197,7 +197,7 @@ def test_only_the_greatest_truncate_matters():
 
 
 def test_absorbed_run_split_by_late_tracked_event():
-    """SPEC R4: A@5, untracked change A'@10, late tracked B@7 -> [5,7) A, [7,10) B, [10,NULL) A'."""
+    """R4: A@5, untracked change A'@10, late tracked B@7 -> [5,7) A, [7,10) B, [10,NULL) A'."""
     config = users_config(2, tracked=("name",))
     events = [
         upsert(1, 5, name="A", city="a"),
@@ -454,7 +454,7 @@ def test_columns_to_update_cannot_be_combined_with_ignore_null_updates():
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# E2 / E3 -- snapshots (§3)
+# E2 / E3 -- snapshots
 # ---------------------------------------------------------------------------------------------------------------
 
 CITIES = ("userId", "city")
@@ -580,7 +580,7 @@ def bitemporal_rows(*rows):
     return [dict(zip(names, r[:2] + tuple(at(t) if t else None for t in r[2:]))) for r in rows]
 
 
-# The tables of seed-docs/003_* ("Alteração 1..4"); the last one is SPEC §5 E4.
+# The bitemporal example's tables after each of its four changes ("Alteração 1..4"); the last one is E4.
 E4_AFTER = [
     bitemporal_rows(
         ("A", "XFv1", "10:01:00", None, "10:05:00", None),
@@ -798,7 +798,7 @@ def test_bitemporal_slices_are_scd2_histories(events):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Seed 001: a snapshot and a change feed in one ordering domain
+# Combined flows: a snapshot and a change feed in one ordering domain
 # ---------------------------------------------------------------------------------------------------------------
 from auto_cdc_testkit.reference import apply_with_snapshots  # noqa: E402
 
