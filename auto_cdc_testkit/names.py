@@ -14,6 +14,7 @@ NAMES = {
     "columns": "__auto_cdc_columns",
     "edit": "__auto_cdc_edit",
     "rank": "__auto_cdc_rank",
+    "fast": "__auto_cdc_fast",
     "log_suffix": "__auto_cdc_log",
     "runs_suffix": "__auto_cdc_runs",
     "seq_type_suffix": "__auto_cdc_seq",

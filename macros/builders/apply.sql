@@ -1,47 +1,92 @@
 {#-
   The apply step, shared by every target shape. The event log beside the target holds every event
   ever applied; a run
-    1. keeps the batch's events the log does not hold yet (re-read events are duplicates: R2),
-    2. collects the keys they touch (a truncate touches every key) and reads those keys' events from
-       the log and rows from the target once, into temp tables (history, held),
-    3. folds hand edits of those keys' target rows into the log (edits.sql) and appends the events,
-    4. recomputes those keys' rows from their whole history in the log (the shape's builder), and
-    5. writes only the difference into the target: rows that are no longer right are deleted,
-       rows that are missing are inserted; untouched keys and unchanged rows are never rewritten.
-  So a run's cost follows its new events and the history of the keys they touch (R1, R8).
+    1. keeps the batch's events the log does not hold yet (re-read events are duplicates: R2), and
+       in the same round trip checks the feed (R7) and reads the run's facts; a run with no new
+       event records itself and stops there;
+    2. collects the keys they touch (a truncate touches every key) and sorts them into two paths
+       (paths.sql): keys whose new events all follow everything applied to them, and whose rows are
+       as the log left them, take the fast path; the others are replayed;
+    3. reads the replayed keys' events from the log (history) and all the affected keys' rows from
+       the target (held), once each, into temp tables;
+    4. folds hand edits of the replayed keys' rows into the log (edits.sql) and appends the events;
+    5. computes the affected keys' rows: the fast path's from the batch and the key's current row,
+       the replayed keys' from their whole history (the shape's builder); and
+    6. writes only the difference into the target with one MERGE: rows that are no longer right are
+       deleted or updated, rows that are missing are inserted; untouched keys and unchanged rows are
+       never rewritten.
+  So a run's cost follows its new events and, for replayed keys only, their history (R1, R8).
 -#}
 
-{#- Steps 1-5 for a staged batch of events (args.batch), after its checks. The first run or a full
-    refresh creates the event log and the run log (and drops what was there); an incremental run
-    evolves their schema. The target is created from the first recomputation. The rows the run
-    removes (stale) and adds (missing) are kept aside: they are the run's metrics and, with
-    change_data_feed, its change feed. -#}
+{#- Steps 1-6 for a staged batch of events (args.batch). The first run or a full refresh checks the
+    feed, then creates the event log and the run log (and drops what was there); an incremental run
+    evolves their schema after its checks. The target is created from the first recomputation. The
+    rows the run removes (stale) and adds (missing) are kept aside: they are the run's metrics and,
+    with change_data_feed, its change feed. -#}
 {% macro _apply_batch(args, incremental, existing) %}
   {%- set n = auto_cdc._names() -%}
-  {% if incremental %}
-    {% do auto_cdc._apply_schema_changes(args) %}
-  {% else %}
+  {% if not incremental %}
+    {#- the first run checks the feed before it drops anything (engines without transactions) -#}
+    {%- if args.get('check_feed') -%}{% do auto_cdc._check_feed(args, none) %}{%- endif -%}
     {% do auto_cdc._create_bookkeeping(args, existing) %}
   {% endif %}
-  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.new, auto_cdc.new_events_sql(args))) %}
-  {%- set run = auto_cdc._query('select coalesce(max(run_id), 0) + 1, coalesce(sum(edited_keys), 0) from ' ~ args.runs).rows[0] -%}
-  {%- set run_id = run[0] | int -%}
-  {%- do args.update({'incremental': incremental, 'has_edits': (run[1] | int) > 0}) -%}
-  {%- set late_events = auto_cdc._scalar(auto_cdc.late_events_sql(args)) | int -%}
-  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.affected, auto_cdc.affected_keys_sql(args))) %}
-  {#- the affected keys' events (the log is read once) and target rows (the target too) -#}
-  {%- if args.cfg.scd != 'bitemporal' -%}
+  {%- do args.update({'incremental': incremental}) -%}
+  {%- set create_new = auto_cdc.create_temp_table_sql(args.new, auto_cdc.new_events_sql(args)) -%}
+  {#- the run's facts (with the feed's checks, R7, on incremental runs of a change feed): one query -#}
+  {%- set facts = ['(select coalesce(max(run_id), 0) + 1 from ' ~ args.runs ~ ')',
+                   '(select coalesce(sum(edited_keys), 0) from ' ~ args.runs ~ ')',
+                   '(' ~ auto_cdc.late_events_sql(args) ~ ')',
+                   '(select count(*) from ' ~ args.batch ~ ')',
+                   '(select count(*) from ' ~ args.new ~ ')'] -%}
+  {%- if incremental and args.get('check_feed') -%}
+    {%- set row = auto_cdc._check_feed(args, args.log, facts, create_new) -%}
+  {%- else -%}
+    {%- set row = auto_cdc._run_then_query(create_new, 'select ' ~ (facts | join(', '))).rows[0] -%}
+  {%- endif -%}
+  {%- set run_id = row[0] | int -%}
+  {%- do args.update({'has_edits': (row[1] | int) > 0}) -%}
+  {%- set metrics = {'events_read': row[3] | int, 'events_applied': row[4] | int, 'late_events': row[2] | int,
+                     'num_upserted_rows': 0, 'num_deleted_rows': 0, 'edited_keys': 0,
+                     'fast_keys': 0, 'replayed_keys': 0} -%}
+  {% if incremental %}
+    {% do auto_cdc._apply_schema_changes(args) %}
+  {% endif %}
+  {#- nothing new: nothing to recompute (the run is still recorded) -#}
+  {%- if incremental and metrics.events_applied == 0 and auto_cdc.skips_empty_runs() -%}
+    {% do auto_cdc._record_run(args, run_id, metrics, false) %}
+    {{ return(none) }}
+  {%- endif -%}
+  {#- the affected keys, and which of them take the fast path (macros/builders/paths.sql) -#}
+  {%- set fast = incremental and auto_cdc.fast_path_applies(args) -%}
+  {%- do args.update({'fast_path': fast}) -%}
+  {%- set create_affected = auto_cdc.create_temp_table_sql(args.affected,
+        auto_cdc.classified_keys_sql(args) if fast else auto_cdc.affected_keys_sql(args)) -%}
+  {%- set replay = true -%}
+  {%- if fast -%}
+    {%- set paths = auto_cdc._run_then_query(create_affected, 'select count(case when ' ~ auto_cdc._q(n.fast) ~ ' then 1 end), count(*) from ' ~ args.affected).rows[0] -%}
+    {%- do metrics.update({'fast_keys': paths[0] | int, 'replayed_keys': (paths[1] | int) - (paths[0] | int)}) -%}
+    {%- do args.update({'replay_keys': '(select ' ~ auto_cdc._cols(args.cfg.key_columns) ~ ' from ' ~ args.affected
+                                        ~ ' where not ' ~ auto_cdc._q(n.fast) ~ ')'}) -%}
+    {%- set replay = metrics.replayed_keys > 0 -%}
+  {%- else -%}
+    {% do auto_cdc._run_sql(create_affected) %}
+    {%- do metrics.update({'replayed_keys': '(select count(*) from ' ~ args.affected ~ ')'}) -%}
+  {%- endif -%}
+  {%- do args.update({'no_replay': not replay}) -%}
+  {#- the replayed keys' events (the log is read once) and the affected keys' target rows -#}
+  {%- if args.cfg.scd != 'bitemporal' and replay -%}
     {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.history, auto_cdc._affected_events_sql(args))) %}
     {%- do args.update({'history_ready': true}) -%}
   {%- endif -%}
   {%- if incremental -%}
     {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.held, auto_cdc.held_rows_sql(args))) %}
   {%- endif -%}
-  {#- hand edits of the affected keys become events first (macros/builders/edits.sql) -#}
-  {%- set edited_keys = auto_cdc.fold_target_edits(args, run_id) if incremental else 0 -%}
+  {#- hand edits of the replayed keys become events first (macros/builders/edits.sql); the fast path
+      takes only keys whose rows are as the log left them -#}
+  {%- set edited_keys = auto_cdc.fold_target_edits(args, run_id) if incremental and replay else 0 -%}
   {%- if edited_keys > 0 or args.has_edits -%}
     {%- do args.update({'has_edits': true}) -%}
-    {%- for rel in [args.log, args.history] -%}
+    {%- for rel in [args.log] + ([args.history] if args.get('history_ready') else []) -%}
       {% do auto_cdc._run_sql(auto_cdc.drop_replaced_edits_sql(args, rel)) %}
     {%- endfor -%}
   {%- endif -%}
@@ -49,7 +94,12 @@
   {%- if args.get('history_ready') -%}
     {% do auto_cdc._run_sql(auto_cdc.append_to_history_sql(args, run_id)) %}
   {%- endif -%}
-  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.desired, auto_cdc.desired_rows_sql(args))) %}
+  {#- the rows the affected keys should have: a table, or (fast path alone) a query read by the two below -#}
+  {%- if replay -%}
+    {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.desired, auto_cdc.desired_rows_sql(args, with_fast=true))) %}
+  {%- else -%}
+    {%- do args.update({'desired': '(' ~ auto_cdc.desired_rows_sql(args, with_fast=true) ~ ')'}) -%}
+  {%- endif -%}
   {% if not incremental %}
     {% do auto_cdc._run_sql(auto_cdc.create_target_sql(args)) %}
     {% do auto_cdc.create_key_indexes(args) %}
@@ -60,21 +110,38 @@
   {%- if not incremental -%}
     {% do auto_cdc.analyze_relations([args.target, args.log]) %}
   {%- endif -%}
+  {%- do metrics.update({'edited_keys': edited_keys}) -%}
+  {% do auto_cdc._record_run(args, run_id, metrics, true) %}
+{% endmacro %}
 
-  {#- metrics (README "Metrics") and the change feed -#}
+
+{#- The run's row in the run log and dbt's result message. `written`: the run wrote its stale and
+    missing rows, which give num_upserted_rows and num_deleted_rows (README "Metrics") and, with
+    change_data_feed, the change feed. Where the engine returns rows from an INSERT, the counts come
+    back from the run log's insert itself. -#}
+{% macro _record_run(args, run_id, metrics, written) %}
   {%- set pk = auto_cdc._row_key(args) -%}
   {%- set s, m = auto_cdc._alias('s'), auto_cdc._alias('m') -%}
-  {%- set counts = auto_cdc._query('select (select count(*) from ' ~ args.batch ~ '), (select count(*) from ' ~ args.new ~ '), '
-        ~ '(select count(*) from ' ~ args.missing ~ '), (select count(*) from ' ~ args.stale ~ '), '
-        ~ '(select count(*) from ' ~ args.stale ~ ' ' ~ s ~ ' where not exists (select 1 from '
-        ~ args.missing ~ ' ' ~ m ~ ' where ' ~ auto_cdc._eq(pk, s, m) ~ '))').rows[0] -%}
-  {%- set metrics = {'events_read': counts[0] | int, 'events_applied': counts[1] | int, 'late_events': late_events,
-                     'num_upserted_rows': counts[2] | int, 'num_deleted_rows': counts[4] | int, 'edited_keys': edited_keys} -%}
+  {%- set upserted = '(select count(*) from ' ~ args.missing ~ ')' -%}
+  {%- set removed = '(select count(*) from ' ~ args.stale ~ ')' -%}
+  {%- set deleted = '(select count(*) from ' ~ args.stale ~ ' ' ~ s ~ ' where not exists (select 1 from '
+        ~ args.missing ~ ' ' ~ m ~ ' where ' ~ auto_cdc._eq(pk, s, m) ~ '))' -%}
+  {%- set cdf = config.get('change_data_feed', false) -%}
   {%- set commit_version = none -%}
-  {%- if config.get('change_data_feed', false) and (counts[2] | int) + (counts[3] | int) > 0 -%}
-    {%- set commit_version = auto_cdc._record_changes(args) -%}
+  {%- if written and (cdf or not auto_cdc.insert_returns_rows()) -%}
+    {%- set counts = auto_cdc._query('select ' ~ upserted ~ ', ' ~ removed ~ ', ' ~ deleted).rows[0] -%}
+    {%- do metrics.update({'num_upserted_rows': counts[0] | int, 'num_deleted_rows': counts[2] | int}) -%}
+    {%- if cdf and (counts[0] | int) + (counts[1] | int) > 0 -%}
+      {%- set commit_version = auto_cdc._record_changes(args) -%}
+    {%- endif -%}
+    {% do auto_cdc._run_sql(auto_cdc.record_run_sql(args, run_id, metrics, commit_version)) %}
+  {%- elif written -%}
+    {%- set row = auto_cdc._query(auto_cdc.record_run_sql(args, run_id, metrics, none, upserted, deleted)
+          ~ '\nreturning num_upserted_rows, num_deleted_rows').rows[0] -%}
+    {%- do metrics.update({'num_upserted_rows': row[0] | int, 'num_deleted_rows': row[1] | int}) -%}
+  {%- else -%}
+    {% do auto_cdc._run_sql(auto_cdc.record_run_sql(args, run_id, metrics, none)) %}
   {%- endif -%}
-  {% do auto_cdc._run_sql(auto_cdc.record_run_sql(args, run_id, metrics, commit_version)) %}
   {%- set message = 'num_upserted_rows=' ~ metrics.num_upserted_rows ~ ' num_deleted_rows=' ~ metrics.num_deleted_rows
         ~ ' late_events=' ~ metrics.late_events ~ ' ignored_events=' ~ (metrics.events_read - metrics.events_applied) -%}
   {% do store_raw_result(name='main', message=message, code='AUTO_CDC',
@@ -193,14 +260,30 @@ where exists (select 1 from {{ args.new }} where {{ op }} = '{{ n.truncate }}')
 
 
 {#- The target's rows for the affected keys, recomputed from the log. -#}
-{% macro desired_rows_sql(args) %}
+{% macro desired_rows_sql(args, with_fast=false) %}
   {%- if args.cfg.scd == 1 -%}
+    {%- if with_fast and args.get('fast_path') -%}
+      {%- if args.get('no_replay') -%}{{ return(auto_cdc.scd1_fast_rows_sql(args)) }}{%- endif -%}
+      {{ return(auto_cdc._union_all([auto_cdc.scd1_rows_sql(args), auto_cdc.scd1_fast_rows_sql(args)])) }}
+    {%- endif -%}
     {{ return(auto_cdc.scd1_rows_sql(args)) }}
   {%- elif args.cfg.scd == 'bitemporal' -%}
     {{ return(auto_cdc.bitemporal_rows_sql(args)) }}
   {%- else -%}
+    {%- if with_fast and args.get('fast_path') -%}
+      {%- if args.get('no_replay') -%}{{ return(auto_cdc.scd2_fast_rows_sql(args)) }}{%- endif -%}
+      {{ return(auto_cdc._union_all([auto_cdc.scd2_rows_sql(args), auto_cdc.scd2_fast_rows_sql(args)])) }}
+    {%- endif -%}
     {{ return(auto_cdc.scd2_rows_sql(args)) }}
   {%- endif -%}
+{% endmacro %}
+
+
+{#- The rows of several queries (each may have its own WITH). -#}
+{% macro _union_all(queries) %}
+  {%- set parts = [] -%}
+  {%- for q in queries -%}{%- do parts.append('select * from (\n' ~ q ~ '\n) ' ~ auto_cdc._alias('part_' ~ loop.index0)) -%}{%- endfor -%}
+  {{ return(parts | join('\nunion all\n')) }}
 {% endmacro %}
 
 
@@ -211,6 +294,7 @@ where exists (select 1 from {{ args.new }} where {{ op }} = '{{ n.truncate }}')
 
 {% macro default__held_rows_sql(args) %}
 select {{ auto_cdc._cols(args.target_columns, 't') }}
+  {%- if args.get('fast_path') %}, a.{{ auto_cdc._q(auto_cdc._names().fast) }}{% endif %}
 from {{ args.target }} t
 join {{ args.affected }} a on {{ auto_cdc._eq(args.cfg.key_columns, 't', 'a') }}
 {% endmacro %}
@@ -263,21 +347,10 @@ where not exists (
 {#- What identifies a row of the target's shape: the keys (SCD1), with __START_AT (SCD2; never NULL),
     and __SYSTEM_START_AT (bitemporal). It is the change feed's primary key (a removed and an added row
     with the same one are an update, so a late event that moves __START_AT shows as delete + insert),
-    and stale rows are deleted by it (joining on every column costs far more). -#}
+    and the write merges on it (joining on every column costs far more). -#}
 {% macro _row_key(args) %}
   {%- set n = auto_cdc._names() -%}
   {{ return(args.cfg.key_columns + ([] if args.cfg.scd == 1 else [n.start_at])
             + ([n.system_start_at] if args.cfg.scd == 'bitemporal' else [])) }}
 {% endmacro %}
 
-{% macro delete_stale_rows_sql(args) %}
-delete from {{ args.target }} as t
-using {{ args.stale }} s
-where {{ auto_cdc._eq(auto_cdc._row_key(args), 't', 's') }}
-{% endmacro %}
-
-
-{% macro insert_missing_rows_sql(args) %}
-insert into {{ args.target }} ({{ auto_cdc._cols(args.target_columns) }})
-select {{ auto_cdc._cols(args.target_columns) }} from {{ args.missing }}
-{% endmacro %}

@@ -4,7 +4,9 @@
   or values) are looked for inside the batch and against the events already applied, so splitting
   a feed across runs never turns an error into a silent choice.
 -#}
-{% macro _check_feed(args, log) %}
+{#- `facts`: more expressions to evaluate in the same query (the apply's counts), after the statement
+    `before` (in the same round trip); returns their values. -#}
+{% macro _check_feed(args, log, facts=[], before=none) %}
   {%- set cfg = args.cfg -%}
   {%- set batch = args.batch -%}
   {#- the columns two events must agree on (cfg.compared) that this run stores; against the log, not
@@ -30,8 +32,18 @@
     {%- do checked.append(("sum(case when " ~ auto_cdc._q(cfg.system_seq) ~ " is null then 1 else 0 end)", "NULL in system_sequence_by column '" ~ cfg.system_seq ~ "'")) -%}
   {%- endif -%}
   {%- set exprs = [] -%}
-  {%- for e, _ in checked -%}{%- do exprs.append('coalesce(' ~ e ~ ', 0)') -%}{%- endfor -%}
-  {%- set counts = auto_cdc._query('select ' ~ (exprs | join(', ')) ~ ' from ' ~ batch).rows[0] -%}
+  {%- for e, _ in checked -%}{%- do exprs.append('coalesce(' ~ e ~ ', 0) as ' ~ auto_cdc._alias('check_' ~ loop.index0)) -%}{%- endfor -%}
+  {%- set named_facts = [] -%}
+  {%- for f in facts -%}{%- do named_facts.append(f ~ ' as ' ~ auto_cdc._alias('fact_' ~ loop.index0)) -%}{%- endfor -%}
+  {#- one query in the usual case: the NULL counts, the number of conflicts and the facts -#}
+  {%- set conflicts_sql = auto_cdc._conflicts_sql(args, log, stored, log_columns) -%}
+  {%- set first = ['(select ' ~ (exprs | join(', ')) ~ ' from ' ~ batch ~ ') checks',
+                   '(select count(*) as ' ~ auto_cdc._alias('conflicts') ~ ' from (' ~ conflicts_sql ~ ') c) conflicts'] -%}
+  {%- set query = 'select * from ' ~ (first | join(' cross join ')) ~ ((' cross join (select ' ~ (named_facts | join(', ')) ~ ') facts') if facts else '') -%}
+  {%- set row = (auto_cdc._run_then_query(before, query) if before else auto_cdc._query(query)).rows[0] -%}
+  {%- set counts = row[:exprs | length] -%}
+  {%- set conflict_count = row[exprs | length] | int -%}
+  {%- set fact_values = row[(exprs | length) + 1:] -%}
   {%- for e, label in checked -%}
     {%- if counts[loop.index0] | int > 0 -%}
       {%- do problems.append(label ~ ": " ~ (counts[loop.index0] | int) ~ " row(s)") -%}
@@ -62,10 +74,34 @@
   {%- endif -%}
 
   {#- conflicts: the same key and sequence with a different operation or different output values -#}
-  {%- if not problems -%}
+  {%- if not problems and conflict_count > 0 -%}
     {%- set identity = cfg.key_columns + cfg.seq_columns -%}
-    {%- set distinct_events = "select distinct " ~ auto_cdc._cols(stored) ~ ", " ~ op ~ " from " ~ batch ~ " where " ~ op ~ " <> '" ~ n.truncate ~ "'" -%}
-    {%- set sql -%}
+    {%- set conflicts = auto_cdc._query(conflicts_sql) -%}
+    {%- if conflicts.rows | length > 0 -%}
+      {%- set shown = [] -%}
+      {%- for row in conflicts.rows[:5] -%}{%- do shown.append(auto_cdc._describe_row(row, identity)) -%}{%- endfor -%}
+      {%- do problems.append("conflicting events (same key and sequence, different operation or values) for "
+            ~ (conflicts.rows | length) ~ " key/sequence pair(s): " ~ (shown | join(', '))
+            ~ ((' and ' ~ (conflicts.rows | length - 5) ~ ' more') if conflicts.rows | length > 5 else '')) -%}
+    {%- endif -%}
+  {%- endif -%}
+
+  {%- if problems -%}
+    {%- do exceptions.raise_database_error("auto_cdc model '" ~ model.name ~ "': bad input in the change feed, nothing was applied:\n  - " ~ (problems | join('\n  - '))) -%}
+  {%- endif -%}
+  {{ return(fact_values) }}
+{% endmacro %}
+
+
+{#- Events at one key and sequence that disagree, inside the batch and against the log. -#}
+{% macro _conflicts_sql(args, log, stored, log_columns) %}
+  {%- set cfg = args.cfg -%}
+  {%- set batch = args.batch -%}
+  {%- set n = auto_cdc._names() -%}
+  {%- set op = auto_cdc._q(n.op) -%}
+  {%- set identity = cfg.key_columns + cfg.seq_columns -%}
+  {%- set distinct_events = "select distinct " ~ auto_cdc._cols(stored) ~ ", " ~ op ~ " from " ~ batch ~ " where " ~ op ~ " <> '" ~ n.truncate ~ "'" -%}
+  {%- set sql -%}
       select {{ auto_cdc._cols(identity, 'd') }}, count(*) as {{ auto_cdc._q(n.internal_prefix ~ 'events') }}
       from ({{ distinct_events }}) d
       group by {{ auto_cdc._cols(identity, 'd') }}
@@ -80,17 +116,5 @@
         and not (l.{{ op }} = b.{{ op }} and {{ auto_cdc._same(log_columns, 'l', 'b') }})
       {%- endif %}
     {%- endset -%}
-    {%- set conflicts = auto_cdc._query(sql) -%}
-    {%- if conflicts.rows | length > 0 -%}
-      {%- set shown = [] -%}
-      {%- for row in conflicts.rows[:5] -%}{%- do shown.append(auto_cdc._describe_row(row, identity)) -%}{%- endfor -%}
-      {%- do problems.append("conflicting events (same key and sequence, different operation or values) for "
-            ~ (conflicts.rows | length) ~ " key/sequence pair(s): " ~ (shown | join(', '))
-            ~ ((' and ' ~ (conflicts.rows | length - 5) ~ ' more') if conflicts.rows | length > 5 else '')) -%}
-    {%- endif -%}
-  {%- endif -%}
-
-  {%- if problems -%}
-    {%- do exceptions.raise_database_error("auto_cdc model '" ~ model.name ~ "': bad input in the change feed, nothing was applied:\n  - " ~ (problems | join('\n  - '))) -%}
-  {%- endif -%}
+  {{ return(sql) }}
 {% endmacro %}

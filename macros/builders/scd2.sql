@@ -21,7 +21,7 @@
   {%- else -%}
   select l.*
   from {{ args.log }} l
-  join {{ keys_relation or args.affected }} a on {{ auto_cdc._eq(args.cfg.key_columns, 'l', 'a') }}
+  join {{ keys_relation or args.get('replay_keys') or args.affected }} a on {{ auto_cdc._eq(args.cfg.key_columns, 'l', 'a') }}
   where l.{{ op }} in ('{{ n.upsert }}', '{{ n.delete }}')
   {%- if args.get('has_edits') %}
     and not exists (

@@ -25,32 +25,41 @@
   {% do auto_cdc.check_bookkeeping(existing_relation, rel) %}
   {%- set grant_config = config.get('grants') -%}
   {%- set source_sql = auto_cdc._model_sql(incremental) -%}
-  {%- set cfg = auto_cdc._resolve_config(get_columns_in_query(source_sql)) -%}
+  {%- set source = auto_cdc._source_columns(source_sql, {'target': target_relation, 'log': rel.log, 'runs': rel.runs} if incremental else {}) -%}
+  {%- set cfg = auto_cdc._resolve_config(source.names) -%}
 
   -- inside the run's transaction (begun by the lock on Postgres):
   {{ run_hooks(pre_hooks, inside_transaction=True) }}
 
   -- stage the feed
-  {% do auto_cdc._drop_temp_relations(temp) %}
+  {% do auto_cdc._drop_temp_relations(temp, leftover=true) %}
   {%- set ctu_is_list = cfg.columns_to_update is not none and auto_cdc._is_list_type(
         auto_cdc._column_types('select ' ~ auto_cdc._q(cfg.columns_to_update) ~ ' from (' ~ source_sql ~ ') s').values() | first) -%}
-  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.batch, auto_cdc.stage_batch_sql({
+  {%- set create_batch = auto_cdc.create_temp_table_sql(temp.batch, auto_cdc.stage_batch_sql({
         'cfg': cfg, 'sql': source_sql, 'runs': rel.runs if incremental else none,
-        'columns_to_update_is_list': ctu_is_list})))
-  %}
+        'columns_to_update_is_list': ctu_is_list})) -%}
+  {#- an incremental run reads the column types of the target, its logs and the batch (unless the
+      model's columns came with them) in the same round trip -#}
+  {%- if incremental and not source.types -%}
+    {%- do source.update({'types': auto_cdc._relation_types({'target': target_relation, 'log': rel.log, 'runs': rel.runs,
+                                                             'source': temp.batch}, create_batch)}) -%}
+  {%- else -%}
+    {% do auto_cdc._run_sql(create_batch) %}
+  {%- endif -%}
   {%- set args = {
         'cfg': cfg, 'changes': rel.changes, 'log': rel.log, 'runs': rel.runs, 'target': target_relation,
         'seq_type': auto_cdc._side_relation(target_relation, n.seq_type_suffix).include(database=false),
         'output': cfg.output, 'tracked': cfg.tracked, 'stored': cfg.stored,
         'add_columns': [], 'drop_columns': [] } -%}
   {%- do args.update(temp) -%}
+  {%- if incremental and source.types -%}{%- do args.update({'types': source.types}) -%}{%- endif -%}
   {%- if incremental -%}
     {%- do args.update(auto_cdc._plan_schema_changes(args)) -%}
   {%- endif -%}
   {%- do args.update({'target_columns': auto_cdc._target_columns(cfg, args.output)}) -%}
 
-  -- check it (R7) before anything is written
-  {% do auto_cdc._check_feed(args, rel.log if incremental else none) %}
+  -- the apply checks it (R7) before anything is written
+  {%- do args.update({'check_feed': true}) -%}
 
   -- the event log and the run log, then the apply (macros/builders/apply.sql)
   {% do auto_cdc._apply_batch(args, incremental, [existing_relation] + rel.existing) %}

@@ -30,7 +30,7 @@
   {{ run_hooks(pre_hooks, inside_transaction=True) }}
 
   -- stage the snapshots and check them before anything is written
-  {% do auto_cdc._drop_temp_relations(temp) %}
+  {% do auto_cdc._drop_temp_relations(temp, leftover=true) %}
   {%- set args = {
         'cfg': cfg, 'sql': source_sql, 'changes': rel.changes, 'log': rel.log, 'runs': rel.runs,
         'target': target_relation, 'seq_type': none, 'output': cfg.output, 'tracked': cfg.tracked,

@@ -50,10 +50,26 @@
 {% endmacro %}
 
 
-{% macro _drop_temp_relations(temp) %}
+{#- Drop this run's temp relations. `leftover`: at the start of a run, those a failed run may have left;
+    engines whose temp tables cannot outlive their run (Postgres: ON COMMIT DROP) or are replaced on
+    creation (DuckDB: CREATE OR REPLACE) need nothing then. -#}
+{% macro _drop_temp_relations(temp, leftover=false) %}
+  {{ return(adapter.dispatch('drop_temp_relations', 'auto_cdc')(temp, leftover)) }}
+{% endmacro %}
+
+{% macro default__drop_temp_relations(temp, leftover) %}
   {%- for rel in temp.values() -%}
     {% do auto_cdc._run_sql(auto_cdc.drop_temp_table_sql(rel)) %}
   {%- endfor -%}
+{% endmacro %}
+
+{#- DuckDB: temp tables belong to the connection, and dbt-duckdb gives each node its own connection
+    (a cursor of the database) and closes it when the node is done, which drops them. -#}
+{% macro duckdb__drop_temp_relations(temp, leftover) %}
+{% endmacro %}
+
+{#- Postgres: the run's temp tables are dropped by its commit (or rollback). -#}
+{% macro postgres__drop_temp_relations(temp, leftover) %}
 {% endmacro %}
 
 
@@ -66,10 +82,16 @@ create temporary table {{ adapter.quote(relation.identifier) }} as
 {{ sql }}
 {% endmacro %}
 
+{#- DuckDB: a temp table left by an earlier run on this connection is replaced. -#}
+{% macro duckdb__create_temp_table_sql(relation, sql) %}
+create or replace temporary table {{ adapter.quote(relation.identifier) }} as
+{{ sql }}
+{% endmacro %}
+
 {#- Postgres: autovacuum never analyzes temporary tables; without statistics the planner guesses their
     size and scans the target and the log instead of using their key indexes. -#}
 {% macro postgres__create_temp_table_sql(relation, sql) %}
-create temporary table {{ adapter.quote(relation.identifier) }} as
+create temporary table {{ adapter.quote(relation.identifier) }} on commit drop as
 {{ sql }};
 analyze {{ relation }}
 {% endmacro %}
@@ -118,6 +140,95 @@ drop table if exists {{ relation }}
     {%- do types.update({row[0]: row[1]}) -%}
   {%- endfor -%}
   {{ return(types) }}
+{% endmacro %}
+
+
+{#- The model query's column names, and (as `types`) the column types of it ('source') and of the
+    given relations ({name: relation}) where one query can read them all; otherwise `types` is none
+    and _plan_schema_changes reads them later. -#}
+{% macro _source_columns(sql, relations) %}
+  {{ return(adapter.dispatch('source_columns', 'auto_cdc')(sql, relations)) }}
+{% endmacro %}
+
+{% macro default__source_columns(sql, relations) %}
+  {{ return({'names': get_columns_in_query(sql), 'types': none}) }}
+{% endmacro %}
+
+{#- DuckDB: DESCRIBE of the query and duckdb_columns() of the relations, in one query. -#}
+{% macro duckdb__source_columns(sql, relations) %}
+  {%- set names = ['source'] + (relations.keys() | list) -%}
+  {%- set query -%}
+select 0 as r, column_name, column_type, row_number() over () as i
+from (describe (select * from (
+{{ sql }}
+) as {{ auto_cdc._alias('source') }}))
+    {%- if relations %}
+union all
+{{ auto_cdc._duckdb_relation_types_sql(relations, 1) }}
+    {%- endif %}
+order by r, i
+  {%- endset -%}
+  {%- set types = auto_cdc._types_by_relation(names, auto_cdc._query(query).rows) -%}
+  {{ return({'names': types.source.keys() | list, 'types': types}) }}
+{% endmacro %}
+
+{#- Column name -> type of each of several relations ({name: relation}), in column order, in one
+    query where the engine's catalog allows it. -#}
+{% macro _relation_types(relations, before=none) %}
+  {{ return(adapter.dispatch('relation_types', 'auto_cdc')(relations, before)) }}
+{% endmacro %}
+
+{#- `before`: a statement to run first (in the same round trip where the engine allows). -#}
+{% macro default__relation_types(relations, before) %}
+  {%- if before -%}{% do auto_cdc._run_sql(before) %}{%- endif -%}
+  {%- set out = {} -%}
+  {%- for name, rel in relations.items() -%}
+    {%- do out.update({name: auto_cdc._column_types('select * from ' ~ rel)}) -%}
+  {%- endfor -%}
+  {{ return(out) }}
+{% endmacro %}
+
+{#- The same type names as DESCRIBE, from duckdb_columns(). -#}
+{% macro duckdb__relation_types(relations, before) %}
+  {%- set sql = auto_cdc._duckdb_relation_types_sql(relations, 0) ~ '\norder by r, i' -%}
+  {{ return(auto_cdc._types_by_relation(relations.keys() | list, (auto_cdc._run_then_query(before, sql) if before else auto_cdc._query(sql)).rows)) }}
+{% endmacro %}
+
+{#- (r, column name, type, i): r numbers the relations from `first`, i orders their columns. -#}
+{% macro _duckdb_relation_types_sql(relations, first) %}
+  {%- set cases = [] -%}
+  {%- for name, rel in relations.items() -%}
+    {%- do cases.append("when lower(database_name) = lower('" ~ (rel.database or target.database) | replace("'", "''") ~ "') and lower(schema_name) = lower('"
+          ~ (rel.schema or 'main') | replace("'", "''") ~ "') and lower(table_name) = lower('" ~ rel.identifier | replace("'", "''") ~ "') then " ~ (first + loop.index0)) -%}
+  {%- endfor -%}
+select r, column_name, data_type, column_index as i from (
+  select case {{ cases | join(' ') }} end as r, column_name, data_type, column_index from duckdb_columns()
+) c where r is not null
+{%- endmacro %}
+
+{#- The same type names as format_type (with lengths and precision), from pg_attribute. -#}
+{% macro postgres__relation_types(relations, before) %}
+  {%- set names = relations.keys() | list -%}
+  {%- set cases = [] -%}{%- set oids = [] -%}
+  {%- for name in names -%}
+    {%- set oid = "to_regclass('" ~ (relations[name] | string | replace("'", "''")) ~ "')" -%}
+    {%- do oids.append(oid) -%}
+    {%- do cases.append("when " ~ oid ~ " then " ~ loop.index0) -%}
+  {%- endfor -%}
+  {%- set sql -%}
+select r, attname, format_type(atttypid, atttypmod) from (
+  select case attrelid {{ cases | join(' ') }} end as r, attname, atttypid, atttypmod, attnum
+  from pg_attribute where attrelid in ({{ oids | join(', ') }}) and attnum > 0 and not attisdropped
+) a where r is not null order by r, attnum
+  {%- endset -%}
+  {{ return(auto_cdc._types_by_relation(names, (auto_cdc._run_then_query(before, sql) if before else auto_cdc._query(sql)).rows)) }}
+{% endmacro %}
+
+{% macro _types_by_relation(names, rows) %}
+  {%- set out = {} -%}
+  {%- for name in names -%}{%- do out.update({name: {}}) -%}{%- endfor -%}
+  {%- for row in rows -%}{%- do out[names[row[0] | int]].update({row[1]: row[2]}) -%}{%- endfor -%}
+  {{ return(out) }}
 {% endmacro %}
 
 
@@ -194,7 +305,9 @@ select
   cast(0 as {{ dbt.type_bigint() }}) as num_upserted_rows,
   cast(0 as {{ dbt.type_bigint() }}) as num_deleted_rows,
   cast(null as {{ dbt.type_bigint() }}) as commit_version,
-  cast(0 as {{ dbt.type_bigint() }}) as edited_keys
+  cast(0 as {{ dbt.type_bigint() }}) as edited_keys,
+  cast(0 as {{ dbt.type_bigint() }}) as fast_keys,
+  cast(0 as {{ dbt.type_bigint() }}) as replayed_keys
 from {{ args.batch }}
 where 1 = 0
   {%- endset -%}
@@ -267,25 +380,29 @@ from {{ args.new }}
   {%- set n = auto_cdc._names() -%}
 insert into {{ args.history }} ({{ auto_cdc._cols(args.stored) }}, {{ auto_cdc._q(n.op) }}, {{ auto_cdc._q(n.run) }})
 select {{ auto_cdc._cols(args.stored) }}, {{ auto_cdc._q(n.op) }}, {{ run_id }}
-from {{ args.new }}
+from {{ args.new }} b
 where {{ auto_cdc._q(n.op) }} <> '{{ n.truncate }}'
+{%- if args.get('fast_path') %}
+  and exists (select 1 from {{ args.replay_keys }} r where {{ auto_cdc._eq(args.cfg.key_columns, 'r', 'b') }})
+{%- endif %}
 {% endmacro %}
 
 
 {#- The run's row in the run log, with its metrics (see README "Metrics"). -#}
-{% macro record_run_sql(args, run_id, metrics, commit_version) %}
+{% macro record_run_sql(args, run_id, metrics, commit_version, upserted=none, deleted=none) %}
   {%- set n = auto_cdc._names() -%}
 insert into {{ args.runs }} (run_id, run_started_at, invocation_id, cursor_value, events_read, events_applied,
-                             late_events, num_upserted_rows, num_deleted_rows, commit_version, edited_keys)
+                             late_events, num_upserted_rows, num_deleted_rows, commit_version, edited_keys,
+                             fast_keys, replayed_keys)
 select
   {{ run_id }},
   cast('{{ run_started_at.strftime("%Y-%m-%d %H:%M:%S.%f") }}' as {{ dbt.type_timestamp() }}),
   '{{ invocation_id }}',
   coalesce({{ args.get('cursor_sql') or '(select max(' ~ auto_cdc._q(n.cursor) ~ ') from ' ~ args.batch ~ ')' }}, (select max(cursor_value) from {{ args.runs }})),
   {{ metrics.events_read }}, {{ metrics.events_applied }}, {{ metrics.late_events }},
-  {{ metrics.num_upserted_rows }}, {{ metrics.num_deleted_rows }},
+  {{ upserted or metrics.num_upserted_rows }}, {{ deleted or metrics.num_deleted_rows }},
   {{ commit_version if commit_version is not none else 'null' }},
-  {{ metrics.edited_keys }}
+  {{ metrics.edited_keys }}, {{ metrics.get('fast_keys', 0) }}, {{ metrics.get('replayed_keys', 0) }}
 {% endmacro %}
 
 
@@ -300,10 +417,13 @@ select
   {%- set n = auto_cdc._names() -%}
   {%- set cfg = args.cfg -%}
   {%- set reserved = [n.start_at, n.end_at, n.system_start_at, n.system_end_at] | map('lower') | list -%}
+  {%- set source = args.get('snapshot') or args.batch -%}
+  {#- the column types of the target, the logs and the staged source, read in one query -#}
+  {%- set types = args.get('types') or auto_cdc._relation_types({'target': args.target, 'log': args.log, 'runs': args.runs, 'source': source}) -%}
+  {%- do args.update({'types': types}) -%}
   {%- set existing = [] -%}
-  {%- for col in adapter.get_columns_in_relation(args.target) if (col.name | lower) not in reserved
-        and not (col.name | lower).startswith(n.internal_prefix) -%}
-    {%- do existing.append(col.name) -%}
+  {%- for name in types.target if (name | lower) not in reserved and not (name | lower).startswith(n.internal_prefix) -%}
+    {%- do existing.append(name) -%}
   {%- endfor -%}
   {%- set added = [] -%}
   {%- for c in cfg.output if auto_cdc._resolve_column(c, existing) is none -%}{%- do added.append(c) -%}{%- endfor -%}
@@ -311,8 +431,8 @@ select
   {%- for c in existing if auto_cdc._resolve_column(c, cfg.output) is none -%}{%- do removed.append(c) -%}{%- endfor -%}
   {#- events are ordered by their sequence across runs, so its type may not change between runs -#}
   {%- set seq_cols = auto_cdc._cols(cfg.seq_columns) -%}
-  {%- set before = auto_cdc._column_types('select ' ~ seq_cols ~ ' from ' ~ args.log) -%}
-  {%- set now = auto_cdc._column_types('select ' ~ seq_cols ~ ' from ' ~ (args.get('snapshot') or args.batch)) -%}
+  {%- set before = types.log -%}
+  {%- set now = types.source -%}
   {%- for c in cfg.seq_columns if c in before and c in now and (before[c] | lower) != (now[c] | lower) -%}
     {%- do exceptions.raise_compiler_error("auto_cdc model '" ~ model.name ~ "': the sequence column '" ~ c ~ "' changed type from "
           ~ before[c] ~ " to " ~ now[c] ~ " since the last run; events of both types cannot be ordered together "
@@ -342,7 +462,16 @@ select
 {% endmacro %}
 
 
+{#- Run-log columns added since a target was created (which path its keys took). -#}
+{% macro _run_log_columns_added() %}
+  {{ return(['fast_keys', 'replayed_keys']) }}
+{% endmacro %}
+
 {% macro _apply_schema_changes(args) %}
+  {%- set runs_columns = (args.get('types') or {}).get('runs', {}).keys() | map('lower') | list -%}
+  {%- for c in auto_cdc._run_log_columns_added() if runs_columns and c not in runs_columns -%}
+    {% do auto_cdc._run_sql(auto_cdc.add_column_sql(args.runs, c, dbt.type_bigint())) %}
+  {%- endfor -%}
   {#- new and widened columns go into the change feed too (it has the target's columns), when it exists -#}
   {%- set typed = [args.target, args.log] -%}
   {%- if (args.add_columns or args.get('widen_columns')) and args.get('changes') -%}
@@ -407,10 +536,9 @@ alter table {{ relation }} add column {{ auto_cdc._q(column) }} {{ type }}
     {%- do target_cols.append(auto_cdc._q(c)) -%}
     {%- do source_cols.append(auto_cdc._q(s) ~ ' as ' ~ auto_cdc._q(c)) -%}
   {%- endfor -%}
-  {%- set before = auto_cdc._column_types('select ' ~ (target_cols | join(', ')) ~ ' from ' ~ args.target) -%}
-  {%- set now = auto_cdc._column_types('select ' ~ (source_cols | join(', ')) ~ ' from ' ~ source) -%}
+  {%- set before = args.types.target -%}
   {%- set changed = [] -%}
-  {%- for c, s in pairs if (before[c] | lower) != (now[c] | lower) -%}{%- do changed.append(c) -%}{%- endfor -%}
+  {%- for c, s in pairs if (before[c] | lower) != (args.types.source[s] | lower) -%}{%- do changed.append(c) -%}{%- endfor -%}
   {%- if not changed -%}{{ return({}) }}{%- endif -%}
   {%- set both = auto_cdc._column_types('select ' ~ (target_cols | join(', ')) ~ ' from ' ~ args.target ~ ' where 1 = 0 union all select '
         ~ (source_cols | join(', ')) ~ ' from ' ~ source ~ ' where 1 = 0') -%}

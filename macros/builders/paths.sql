@@ -1,0 +1,227 @@
+{#-
+  The two paths of a key through the apply (apply.sql). A key takes the fast path when its result
+  follows from the run's events and its current row alone:
+    - every new event of the key sorts after every event already applied to it, and after the last
+      truncate (an event at or before one of them lands inside the history: R1);
+    - the batch holds no truncate (it touches every key);
+    - the log holds no mask for the key (its hand edits were folded in: edits.sql), and its row in
+      the target (SCD type 2: its open version) is the row its last applied event left: it has one
+      exactly when that event is an upsert, with that event's values (no hand edit since).
+  Every other affected key is replayed from its whole history in the log. The fast path's rows:
+    - SCD type 1: the latest new event of each key; a delete leaves no row (the log keeps it as the
+      tombstone);
+    - SCD type 2: the key's open version, as an upsert at its __START_AT, followed by the new events,
+      through the SCD2 builder (scd2.sql): a new event that changes no tracked column is absorbed,
+      one that does closes the open version and starts the next, a delete closes it. Closed
+      versions are kept as they are. A hand edit of a closed version is folded in when the key is
+      next replayed (its rows then differ from the log's), which keeps the same rows.
+  Shapes without a fast path (bitemporal, partial updates, SCD2 with a sequence column among the
+  output columns) replay every affected key.
+-#}
+
+{#- Does this run classify its keys into the two paths? -#}
+{% macro fast_path_applies(args) %}
+  {{ return(adapter.dispatch('fast_path_applies', 'auto_cdc')(args)) }}
+{% endmacro %}
+
+{% macro default__fast_path_applies(args) %}
+  {%- set cfg = args.cfg -%}
+  {%- if cfg.scd not in [1, 2] or cfg.columns_to_update or cfg.ignore_null -%}{{ return(false) }}{%- endif -%}
+  {#- SCD2 continues the open version from its row, whose __START_AT stands for its sequence: a
+      sequence column shown in the row would not -#}
+  {%- for c in cfg.seq_columns if cfg.scd == 2 and c in args.output -%}{{ return(false) }}{%- endfor -%}
+  {{ return(true) }}
+{% endmacro %}
+
+{#- Spark on parquet: every affected key is replayed and its buckets rewritten (adapters/spark.sql). -#}
+{% macro spark__fast_path_applies(args) %}
+  {{ return(false) }}
+{% endmacro %}
+
+
+{#- Does a run whose batch holds no new event stop after recording itself? -#}
+{% macro skips_empty_runs() %}
+  {{ return(adapter.dispatch('skips_empty_runs', 'auto_cdc')()) }}
+{% endmacro %}
+
+{% macro default__skips_empty_runs() %}
+  {{ return(true) }}
+{% endmacro %}
+
+{#- Spark on parquet: a run also recomputes the keys of events a killed run left in the log. -#}
+{% macro spark__skips_empty_runs() %}
+  {{ return(false) }}
+{% endmacro %}
+
+
+{#- Can an INSERT return the rows it inserted (INSERT ... RETURNING)? -#}
+{% macro insert_returns_rows() %}
+  {{ return(adapter.dispatch('insert_returns_rows', 'auto_cdc')()) }}
+{% endmacro %}
+
+{% macro default__insert_returns_rows() %}
+  {{ return(true) }}
+{% endmacro %}
+
+{% macro spark__insert_returns_rows() %}
+  {{ return(false) }}
+{% endmacro %}
+
+
+{#- The affected keys (affected_keys_sql), each with __auto_cdc_fast: does it take the fast path? -#}
+{% macro classified_keys_sql(args) %}
+  {%- set cfg = args.cfg -%}
+  {%- set n = auto_cdc._names() -%}
+  {%- set op = auto_cdc._q(n.op) -%}
+  {%- set rank = auto_cdc._q(n.rank) -%}
+  {%- set keys = cfg.key_columns -%}
+  {%- set seqs = cfg.seq_columns -%}
+  {%- set k0 = auto_cdc._q(keys[0]) -%}
+  {#- the columns the target and the log both hold before this run's schema changes -#}
+  {%- set compared = [] -%}
+  {%- for c in args.output if c not in args.add_columns -%}{%- do compared.append(c) -%}{%- endfor -%}
+  {#- SCD2: the key's open version is the row its last applied upsert left -#}
+  {%- set open_only = cfg.scd == 2 -%}
+  {%- set masked = auto_cdc._q(n.internal_prefix ~ 'masked') -%}
+  {%- set b_seq = [] -%}
+  {%- for c in seqs -%}{%- do b_seq.append('b.' ~ auto_cdc._q(c)) -%}{%- endfor -%}
+  {%- set new_seq = auto_cdc.seq_value_sql(b_seq, args) -%}
+with all_keys as (
+  {{ auto_cdc.affected_keys_sql(args) }}
+),
+touched as (
+  select distinct {{ auto_cdc._cols(keys) }} from {{ args.new }} where {{ op }} <> '{{ n.truncate }}'
+),
+last_truncate as (
+  select {{ auto_cdc._cols(seqs) }} from {{ args.log }}
+  where {{ op }} = '{{ n.truncate }}'
+  order by {{ auto_cdc._seq_order(seqs, desc=true) }}
+  limit 1
+),
+{#- the touched keys' events in the log, read once: the last one first, and whether a mask hides any -#}
+last_event as (
+  select l.*,
+    row_number() over (
+      partition by {{ auto_cdc._cols(keys, 'l') }}
+      order by case when l.{{ op }} = '{{ n.mask }}' then 1 else 0 end, {{ auto_cdc._seq_order(seqs, 'l', desc=true) }}
+    ) as {{ rank }},
+    max(case when l.{{ op }} = '{{ n.mask }}' then 1 else 0 end) over (partition by {{ auto_cdc._cols(keys, 'l') }}) as {{ masked }}
+  from {{ args.log }} l
+  join touched k on {{ auto_cdc._eq(keys, 'l', 'k') }}
+  where l.{{ op }} in ('{{ n.upsert }}', '{{ n.delete }}', '{{ n.mask }}')
+),
+late as (
+  select distinct {{ auto_cdc._cols(keys, 'b') }}
+  from {{ args.new }} b
+  join last_event e on {{ auto_cdc._eq(keys, 'e', 'b') }} and e.{{ rank }} = 1
+  where b.{{ op }} <> '{{ n.truncate }}'
+    and (e.{{ masked }} = 1 or not {{ auto_cdc._seq_lt(seqs, 'e', 'b') }})
+  union
+  select distinct {{ auto_cdc._cols(keys, 'b') }}
+  from {{ args.new }} b
+  cross join last_truncate t
+  where b.{{ op }} <> '{{ n.truncate }}' and not {{ auto_cdc._seq_lt(seqs, 't', 'b') }}
+  {%- if open_only %}
+  {#- and a key with a version (hand-inserted, say) that starts or ends after a new event -#}
+  union
+  select distinct {{ auto_cdc._cols(keys, 'b') }}
+  from {{ args.new }} b
+  join {{ args.target }} t on {{ auto_cdc._eq(keys, 't', 'b') }}
+  where b.{{ op }} <> '{{ n.truncate }}'
+    and (t.{{ auto_cdc._q(n.start_at) }} >= {{ new_seq }} or t.{{ auto_cdc._q(n.end_at) }} > {{ new_seq }})
+  {%- endif %}
+),
+expected as (
+  select e.*
+  from last_event e
+  left join last_truncate t on 1 = 1
+  where e.{{ rank }} = 1 and e.{{ op }} = '{{ n.upsert }}'
+    and (t.{{ auto_cdc._q(seqs[0]) }} is null or not {{ auto_cdc._seq_lt(seqs, 'e', 't') }})
+),
+held as (
+  select {{ auto_cdc._cols(keys, 't') }}, count(*) as {{ auto_cdc._q(n.internal_prefix ~ 'rows') }}
+  from {{ args.target }} t
+  join touched k on {{ auto_cdc._eq(keys, 't', 'k') }}
+  {%- if open_only %}
+  where t.{{ auto_cdc._q(n.end_at) }} is null
+  {%- endif %}
+  group by {{ auto_cdc._cols(keys, 't') }}
+)
+select
+  {{ auto_cdc._cols(keys, 'a') }},
+  case
+    when exists (select 1 from {{ args.new }} where {{ op }} = '{{ n.truncate }}') then false
+    when k.{{ k0 }} is null or lt.{{ k0 }} is not null then false
+    when coalesce(h.{{ auto_cdc._q(n.internal_prefix ~ 'rows') }}, 0) <> case when x.{{ k0 }} is null then 0 else 1 end then false
+    when x.{{ k0 }} is not null and not exists (
+      select 1 from {{ args.target }} t
+      where {{ auto_cdc._eq(keys, 't', 'x') }} and {{ auto_cdc._same(compared, 't', 'x') }}
+        {%- if open_only %} and t.{{ auto_cdc._q(n.end_at) }} is null{% endif %}
+    ) then false
+    else true
+  end as {{ auto_cdc._q(n.fast) }}
+from all_keys a
+left join touched k on {{ auto_cdc._eq(keys, 'k', 'a') }}
+left join (select distinct * from late) lt on {{ auto_cdc._eq(keys, 'lt', 'a') }}
+left join held h on {{ auto_cdc._eq(keys, 'h', 'a') }}
+left join expected x on {{ auto_cdc._eq(keys, 'x', 'a') }}
+{% endmacro %}
+
+
+{#- SCD type 1 rows of the fast-path keys: each key's latest new event, unless it is a delete. -#}
+{% macro scd1_fast_rows_sql(args) %}
+  {%- set cfg = args.cfg -%}
+  {%- set n = auto_cdc._names() -%}
+  {%- set op = auto_cdc._q(n.op) -%}
+  {%- set rank = auto_cdc._q(n.rank) -%}
+select {{ auto_cdc._cols(args.output) }}
+from (
+  select b.*, row_number() over (
+    partition by {{ auto_cdc._cols(cfg.key_columns, 'b') }} order by {{ auto_cdc._seq_order(cfg.seq_columns, 'b', desc=true) }}
+  ) as {{ rank }}
+  from {{ args.new }} b
+  join {{ args.affected }} a on {{ auto_cdc._eq(cfg.key_columns, 'a', 'b') }}
+  where a.{{ auto_cdc._q(n.fast) }} and b.{{ op }} <> '{{ n.truncate }}'
+) latest
+where {{ rank }} = 1 and {{ op }} = '{{ n.upsert }}'
+{% endmacro %}
+
+
+{#- SCD type 2 rows of the fast-path keys: their closed versions as they are, then the open version
+    continued by the new events. -#}
+{% macro scd2_fast_rows_sql(args) %}
+  {%- set cfg = args.cfg -%}
+  {%- set n = auto_cdc._names() -%}
+  {%- set op = auto_cdc._q(n.op) -%}
+  {%- set fast = auto_cdc._q(n.fast) -%}
+  {%- set start = 'h.' ~ auto_cdc._q(n.start_at) -%}
+  {%- set columns = [] -%}
+  {%- for c in cfg.key_columns + cfg.seq_columns + args.output if c not in columns -%}{%- do columns.append(c) -%}{%- endfor -%}
+  {%- set from_open = [] -%}
+  {%- for c in columns -%}
+    {%- if c in cfg.seq_columns and c not in cfg.key_columns -%}
+      {%- do from_open.append(auto_cdc.seq_field_sql(start, c, args) ~ ' as ' ~ auto_cdc._q(c)) -%}
+    {%- else -%}
+      {%- do from_open.append('h.' ~ auto_cdc._q(c)) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- set events_sql -%}
+    select {{ from_open | join(', ') }}, '{{ n.upsert }}' as {{ op }}
+    from {{ args.held }} h
+    where h.{{ fast }} and h.{{ auto_cdc._q(n.end_at) }} is null
+    union all
+    select {{ auto_cdc._cols(columns, 'b') }}, b.{{ op }}
+    from {{ args.new }} b
+    join {{ args.affected }} a on {{ auto_cdc._eq(cfg.key_columns, 'a', 'b') }}
+    where a.{{ fast }} and b.{{ op }} <> '{{ n.truncate }}'
+  {%- endset -%}
+  {%- set continued = args.copy() -%}
+  {%- do continued.update({'events_sql': events_sql}) -%}
+select {{ auto_cdc._cols(args.target_columns) }}
+from {{ args.held }}
+where {{ fast }} and {{ auto_cdc._q(n.end_at) }} is not null
+union all
+select * from (
+{{ auto_cdc.scd2_rows_sql(continued) }}
+) {{ auto_cdc._alias('continued') }}
+{% endmacro %}

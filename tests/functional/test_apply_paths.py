@@ -1,0 +1,163 @@
+"""The apply's two paths (macros/builders/paths.sql) and its fixed cost per run.
+
+A key whose new events all follow everything already applied to it takes the fast path (its result
+from the batch and its current row); a key with a late event, a truncate in the batch or a hand edit
+is replayed from its history. Both give the reference model's rows, and the run log says how many
+keys took each path. The number of SQL round trips a run needs is bounded whatever its batch."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, strategies as st
+
+from auto_cdc_testkit.cases import PROPERTY_SETTINGS, Case, check_batch
+from auto_cdc_testkit.harness import target_rows
+
+FEED = [("id", "integer"), ("seq", "integer"), ("op", "varchar"), ("name", "varchar"), ("city", "varchar")]
+COLS = ["id", "seq", "op", "name", "city"]
+BASE = dict(materialized="auto_cdc", keys=["id"], sequence_by="seq", apply_as_deletes="op = 'D'",
+            except_column_list=["op", "seq"])
+# SQL the adapter sends for every node, whatever its materialization (dbt-duckdb's catalog lookups),
+# and transaction control: not the apply's statements
+ADAPTER_SQL = ("duckdb_databases()", "duckdb_constraints()")
+CONTROL = {"BEGIN", "COMMIT", "ROLLBACK", "Close"}
+# Postgres: the model's lock and the relation lookup that follows it (helpers.sql, lock_model)
+LOCK_STATEMENTS = {"duckdb": 0, "postgres": 2}
+
+
+def run_statements(project, model: str) -> list[str]:
+    """The SQL calls dbt sent for `model` in the last invocation, from logs/dbt.log."""
+    log = (project.path / "logs" / "dbt.log").read_text()
+    last = log.split("Running with dbt")[-1]
+    calls = []
+    for m in re.finditer(r"On model\.[^:]+\." + re.escape(model) + r": (.*?)(?=\n\S*\d\d:\d\d:\d\d|\Z)", last, re.S):
+        sql = re.sub(r"^/\*.*?\*/\s*", "", m.group(1).strip(), flags=re.S)
+        if sql in CONTROL or any(s in sql for s in ADAPTER_SQL):
+            continue
+        calls.append(sql)
+    return calls
+
+
+def runs(project, model: str) -> list[tuple]:
+    return project.fetch(f'select run_id, fast_keys, replayed_keys, edited_keys, late_events '
+                         f'from {project.relation(model + "__auto_cdc_runs")} order by run_id')
+
+
+@pytest.mark.parametrize("scd", [1, 2])
+def test_in_order_run_needs_at_most_12_statements_and_an_empty_run_at_most_5(project, engine, scd):
+    project.table("feed", FEED, [(i, 1, "U", f"n{i}", "x") for i in range(1, 51)])
+    project.feed_model("t", "feed", **BASE, stored_as_scd_type=scd)
+    project.run()
+    project.insert("feed", COLS, [(i, 2, "U", f"m{i}", "y") for i in range(1, 11)] + [(20, 3, "D", None, None)])
+    project.run()
+    in_order = run_statements(project, "t")
+    project.run()
+    empty = run_statements(project, "t")
+    assert len(in_order) <= 12, "\n".join(s[:100] for s in in_order)
+    # Postgres: besides the model's lock and its relation lookup
+    assert len(empty) - LOCK_STATEMENTS[engine] <= 5, "\n".join(s[:100] for s in empty)
+    # every key took the fast path; the empty run took none
+    assert runs(project, "t")[1:] == [(2, 11, 0, 0, 0), (3, 0, 0, 0, 0)]
+    current = "1 = 1" if scd == 1 else '"__END_AT" is null'
+    rows = sorted(project.fetch(f"select id, name from {project.relation('t')} where {current}"))
+    assert rows == sorted([(i, f"m{i}") for i in range(1, 11)] + [(i, f"n{i}") for i in range(11, 51) if i != 20])
+
+
+@pytest.mark.parametrize("scd", [1, 2])
+def test_late_key_is_replayed_and_in_order_keys_take_the_fast_path(project, scd):
+    project.table("feed", FEED, [(1, 1, "U", "a1", "x"), (1, 5, "U", "a5", "x"), (2, 1, "U", "b1", "x"),
+                                 (3, 1, "U", "c1", "x")])
+    project.feed_model("t", "feed", **BASE, stored_as_scd_type=scd)
+    project.run()
+    # key 1: a late event (3 < 5); key 2: in order; key 3: deleted in order
+    project.insert("feed", COLS, [(1, 3, "U", "a3", "x"), (2, 2, "U", "b2", "x"), (3, 2, "D", None, None)])
+    project.run()
+    assert runs(project, "t")[-1] == (2, 2, 1, 0, 1)
+    if scd == 1:
+        assert target_rows(project, "t", ["id", "name"]) == [(1, "a5"), (2, "b2")]
+    else:
+        assert target_rows(project, "t", ["id", "name", "__START_AT", "__END_AT"]) == [
+            (1, "a1", 1, 3), (1, "a3", 3, 5), (1, "a5", 5, None), (2, "b1", 1, 2), (2, "b2", 2, None), (3, "c1", 1, 2)]
+    # the deleted key stays a tombstone: an older event stays out, a newer one brings it back
+    project.insert("feed", COLS, [(3, 0, "U", "old", "x"), (3, 4, "U", "c4", "x")])
+    project.run()
+    if scd == 1:
+        assert [r for r in target_rows(project, "t", ["id", "name"]) if r[0] == 3] == [(3, "c4")]
+    else:  # the older event is history before the first version
+        assert [r for r in target_rows(project, "t", ["id", "name", "__START_AT", "__END_AT"]) if r[0] == 3] == [
+            (3, "c1", 1, 2), (3, "c4", 4, None), (3, "old", 0, 1)]
+
+
+def test_scd2_fast_path_absorbs_untracked_changes_and_closes_on_tracked_ones(project):
+    project.table("feed", FEED, [(1, 1, "U", "a", "x"), (2, 1, "U", "b", "x")])
+    project.feed_model("t", "feed", **BASE, stored_as_scd_type=2, track_history_column_list=["name"])
+    project.run()
+    # key 1: city changes (untracked: absorbed), then name (tracked: a new version); key 2: deleted
+    project.insert("feed", COLS, [(1, 2, "U", "a", "y"), (1, 3, "U", "a2", "y"), (2, 2, "D", None, None)])
+    project.run()
+    assert runs(project, "t")[-1][1:3] == (2, 0)
+    assert target_rows(project, "t", ["id", "name", "city", "__START_AT", "__END_AT"]) == [
+        (1, "a", "y", 1, 3), (1, "a2", "y", 3, None), (2, "b", "x", 1, 2)]
+
+
+@pytest.mark.parametrize("scd", [1, 2])
+def test_hand_edited_row_sends_its_key_to_the_replay(project, scd):
+    project.table("feed", FEED, [(1, 1, "U", "a", "x"), (2, 1, "U", "b", "x")])
+    project.feed_model("t", "feed", **BASE, stored_as_scd_type=scd)
+    project.run()
+    project.execute(f"update {project.relation('t')} set name = 'A!' where id = 1")
+    project.insert("feed", COLS, [(1, 2, "U", "a", "y"), (2, 2, "U", "b2", "x")])
+    project.run()
+    assert runs(project, "t")[-1][1:4] == (1, 1, 1)
+    if scd == 1:
+        assert target_rows(project, "t", ["id", "name", "city"]) == [(1, "a", "y"), (2, "b2", "x")]
+    else:
+        assert target_rows(project, "t", ["id", "name", "__START_AT", "__END_AT"]) == [
+            (1, "A!", 1, 2), (1, "a", 2, None), (2, "b", 1, 2), (2, "b2", 2, None)]
+
+
+# -- generated feeds: in-order and late keys in the same runs ----------------------------------
+
+@st.composite
+def mixed_cases(draw, index: int):
+    """A feed over keys 1-5 in three runs: the first run loads each key's first events; in the later
+    runs key 1 (and any other key drawn so) gets only events after its last one, key 2 (and others)
+    gets an event before its last one too."""
+    scd = draw(st.sampled_from([1, 2]))
+    multi_seq = draw(st.booleans())
+    seq_columns = ["s1", "s2"] if multi_seq else ["s1"]
+    rows = []
+
+    def event(key, s1, loaded):
+        rows.append(dict(k1=key, k2=None, s1=s1, s2=draw(st.integers(0, 1)) if multi_seq else None,
+                         op=draw(st.sampled_from("UUUD")), a=draw(st.one_of(st.none(), st.integers(0, 2))),
+                         b=draw(st.sampled_from([None, "p", "q"])), cols=None, st=0, loaded=loaded))
+
+    for key in range(1, 6):
+        used = set()
+        late = key == 2 or (key > 2 and draw(st.booleans()))
+        for run in range(3):
+            base = 10 * run + 10
+            count = draw(st.integers(1 if key <= 2 else 0, 2))
+            for s1 in draw(st.lists(st.integers(base, base + 9), min_size=count, max_size=count, unique=True)):
+                used.add(s1)
+                event(key, s1, run)
+            if late and run > 0:
+                free = [s for s in range(0, max(used)) if s not in used]
+                s1 = draw(st.sampled_from(free))
+                used.add(s1)
+                event(key, s1, run)
+    tracked = draw(st.sampled_from([None, ["a"], []])) if scd == 2 else None
+    return Case(name=f"mixed_{index}", scd=scd, key_columns=["k1"], seq_columns=seq_columns, rows=rows,
+                tracked=tracked, sequence_in_output=False, use_cursor=draw(st.booleans()))
+
+
+@PROPERTY_SETTINGS
+@given(batch=st.tuples(*[mixed_cases(i) for i in range(4)]))
+def test_generated_feeds_mixing_in_order_and_late_keys_equal_the_reference_and_take_both_paths(project, batch):
+    check_batch(project, batch)
+    for case in batch:
+        later = [r for r in runs(project, case.name) if r[0] > 1]
+        assert sum(r[1] for r in later) > 0, (case, later)   # key 1 took the fast path
+        assert sum(r[2] for r in later) > 0, (case, later)   # key 2 was replayed
