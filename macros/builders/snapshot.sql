@@ -4,8 +4,8 @@
   For the first new version "the one before" is the target's current state (SCD2: its open rows)
   at the last applied version.
 
-  One new version (the usual run): a hash join of the snapshot with the current rows on the keys,
-  as dbt's snapshot does (`snapshot_join_diff_sql`). Several versions in one run: one pass over the
+  One new version (the usual run): a hash join (a full join) of the snapshot with the current rows
+  on the keys, as dbt's snapshot joins them (`snapshot_join_diff_sql`). Several versions in one run: one pass over the
   snapshots and the current rows, each key's rows ordered by version and compared with their
   neighbours (`snapshot_diff_sql`).
 -#}
@@ -141,7 +141,10 @@ where {{ next_v }} is not null and ({{ key_next_v }} is null or {{ key_next_v }}
 
 {#- The events of one new version against the current rows, in the staged-feed shape: an upsert for
     each snapshot row whose key is new or whose columns differ from its current row, a delete for each
-    current key the snapshot lacks. Keys are never NULL here (`_check_snapshot`), so `=` joins them. -#}
+    current key the snapshot lacks. One full join of the two on the keys gives both: a single hash
+    join, each side read once (a left join for the upserts and an anti-join for the deletes read
+    both sides twice, and made the engine materialize them). Keys are never NULL here
+    (`_check_snapshot`), so `=` joins them and `coalesce` picks the side that holds the key. -#}
 {% macro snapshot_join_diff_sql(args) %}
   {{ return(adapter.dispatch('snapshot_join_diff_sql', 'auto_cdc')(args)) }}
 {% endmacro %}
@@ -152,37 +155,36 @@ where {{ next_v }} is not null and ({{ key_next_v }} is null or {{ key_next_v }}
   {%- set payload = [] -%}
   {%- for c in args.output if c not in cfg.key_columns -%}{%- do payload.append(c) -%}{%- endfor -%}
   {%- set version = auto_cdc._q(n.version) -%}
-  {#- reserved aliases: in the correlated subquery Spark resolves `c.x` against a column named `c` first -#}
+  {%- set current = auto_cdc._q(n.current) -%}
   {%- set s, c = auto_cdc._alias('s'), auto_cdc._alias('c') -%}
+  {#- the one new version: the snapshot's greatest (any other version it holds was applied before) -#}
   {%- if cfg.snapshot_version -%}
-    {%- set new_version = '(select max(' ~ version ~ ') from new_rows)' -%}
+    {%- set new_version = '(select max(' ~ version ~ ') from ' ~ args.snapshot ~ ')' -%}
   {%- else -%}
     {%- set new_version = "cast('" ~ run_started_at.strftime("%Y-%m-%d %H:%M:%S.%f") ~ "' as " ~ dbt.type_timestamp() ~ ")" -%}
   {%- endif -%}
-  {%- set same_key -%}
-    {%- for k in cfg.key_columns %}{{ ' and ' if not loop.first }}{{ c }}.{{ auto_cdc._q(k) }} = {{ s }}.{{ auto_cdc._q(k) }}{% endfor -%}
-  {%- endset -%}
-with new_rows as (
-  {{ auto_cdc._snapshot_new_rows_sql(args, true) }}
-),
-current_rows as (
-  {{ auto_cdc._snapshot_current_rows_sql(args) }}
-)
+  {%- set deleted = s ~ '.' ~ current ~ ' is null' -%}
 select
-  {{ auto_cdc._cols(cfg.key_columns, s) }}, {{ s }}.{{ version }}, {{ auto_cdc._cols(payload, s) ~ ',' if payload }}
-  '{{ n.upsert }}' as {{ auto_cdc._q(n.op) }}, {{ s }}.{{ version }} as {{ auto_cdc._q(n.cursor) }}
-from new_rows {{ s }}
-left join current_rows {{ c }} on {{ same_key }}
-where {{ c }}.{{ auto_cdc._q(n.current) }} is null
+  {%- for k in cfg.key_columns %}
+  coalesce({{ s }}.{{ auto_cdc._q(k) }}, {{ c }}.{{ auto_cdc._q(k) }}) as {{ auto_cdc._q(k) }},
+  {%- endfor %}
+  case when {{ deleted }} then {{ new_version }} else {{ s }}.{{ version }} end as {{ version }},
+  {%- for col in payload %}
+  {{ s }}.{{ auto_cdc._q(col) }},
+  {%- endfor %}
+  case when {{ deleted }} then '{{ n.delete }}' else '{{ n.upsert }}' end as {{ auto_cdc._q(n.op) }},
+  case when {{ deleted }} then {{ new_version }} else {{ s }}.{{ version }} end as {{ auto_cdc._q(n.cursor) }}
+from (
+  {{ auto_cdc._snapshot_new_rows_sql(args, true) }}
+) {{ s }}
+full join (
+  {{ auto_cdc._snapshot_current_rows_sql(args) }}
+) {{ c }}
+  on {% for k in cfg.key_columns %}{{ ' and ' if not loop.first }}{{ c }}.{{ auto_cdc._q(k) }} = {{ s }}.{{ auto_cdc._q(k) }}{% endfor %}
+where {{ c }}.{{ current }} is null or {{ deleted }}
   {%- for col in payload %}
   or {{ s }}.{{ auto_cdc._q(col) }} is distinct from {{ c }}.{{ auto_cdc._q(col) }}
   {%- endfor %}
-union all
-select
-  {{ auto_cdc._cols(cfg.key_columns, c) }}, {{ new_version }}, {% for col in payload %}null, {% endfor %}
-  '{{ n.delete }}', {{ new_version }}
-from current_rows {{ c }}
-where not exists (select 1 from new_rows {{ s }} where {{ same_key }})
 {% endmacro %}
 
 

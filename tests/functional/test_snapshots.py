@@ -175,7 +175,7 @@ def test_one_new_version_is_diffed_by_a_join_several_by_a_window(project):
     for rows in delivered:
         project.table("snap", SNAP, rows)
         project.run(extra=["--log-format-file", "json"])
-        paths.append("join" if " left join " in _diff_statement(project) else
+        paths.append("join" if " full join " in _diff_statement(project) else
                      "window" if " over " in _diff_statement(project) else "?")
     assert paths[1:] == ["join", "window", "join"]
     assert target_rows(project, "t", ["userId", "city", "__START_AT", "__END_AT"]) == ordered([
