@@ -174,7 +174,7 @@ left join expected x on {{ auto_cdc._eq(keys, 'x', 'a') }}
   {%- set n = auto_cdc._names() -%}
   {%- set op = auto_cdc._q(n.op) -%}
   {%- set rank = auto_cdc._q(n.rank) -%}
-select {{ auto_cdc._cols(args.output) }}
+select {{ auto_cdc._new_event_columns(args.output, args, none) | join(', ') }}
 from (
   select b.*, row_number() over (
     partition by {{ auto_cdc._cols(cfg.key_columns, 'b') }} order by {{ auto_cdc._seq_order(cfg.seq_columns, 'b', desc=true) }}
@@ -210,7 +210,7 @@ where {{ rank }} = 1 and {{ op }} = '{{ n.upsert }}'
     from {{ args.held }} h
     where h.{{ fast }} and h.{{ auto_cdc._q(n.end_at) }} is null
     union all
-    select {{ auto_cdc._cols(columns, 'b') }}, b.{{ op }}
+    select {{ auto_cdc._new_event_columns(columns, args, 'b') | join(', ') }}, b.{{ op }}
     from {{ args.new }} b
     join {{ args.affected }} a on {{ auto_cdc._eq(cfg.key_columns, 'a', 'b') }}
     where a.{{ fast }} and b.{{ op }} <> '{{ n.truncate }}'
@@ -224,4 +224,19 @@ union all
 select * from (
 {{ auto_cdc.scd2_rows_sql(continued) }}
 ) {{ auto_cdc._alias('continued') }}
+{% endmacro %}
+
+
+{#- The given columns of this run's new events: a column the target keeps but the model no longer
+    returns (on_schema_change 'ignore') is NULL in them, as in the log. -#}
+{% macro _new_event_columns(columns, args, alias) %}
+  {%- set out = [] -%}
+  {%- for c in columns -%}
+    {%- if c in args.stored -%}
+      {%- do out.append((alias ~ '.' if alias else '') ~ auto_cdc._q(c)) -%}
+    {%- else -%}
+      {%- do out.append('cast(null as ' ~ args.types.target[c] ~ ') as ' ~ auto_cdc._q(c)) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(out) }}
 {% endmacro %}

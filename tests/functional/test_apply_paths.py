@@ -143,7 +143,7 @@ def mixed_cases(draw, index: int):
             for s1 in draw(st.lists(st.integers(base, base + 9), min_size=count, max_size=count, unique=True)):
                 used.add(s1)
                 event(key, s1, run)
-            if late and run > 0:
+            if late and run > 0 and used:
                 free = [s for s in range(0, max(used)) if s not in used]
                 s1 = draw(st.sampled_from(free))
                 used.add(s1)
