@@ -22,11 +22,15 @@
     rollback, or when the session ends (a killed run: its server session ends when its connection
     is closed, or when statement_timeout cancels what it was running). -#}
 {% macro postgres__take_model_lock(relation, model_name, lock_timeout, statement_timeout) %}
+  {#- the settings, then the lock if it is free, in one statement -#}
+  {%- set settings = [] -%}
   {%- for name, value in [('lock_timeout', lock_timeout), ('statement_timeout', statement_timeout)] if value is not none -%}
-    {% do auto_cdc._run_sql("select set_config('" ~ name ~ "', '" ~ (value | string | replace("'", "''")) ~ "', true)") %}
+    {%- do settings.append("set_config('" ~ name ~ "', '" ~ (value | string | replace("'", "''")) ~ "', true)") -%}
   {%- endfor -%}
   {%- set key = "hashtext('auto_cdc'), hashtext('" ~ (relation.render() | replace("'", "''")) ~ "')" -%}
-  {%- if not auto_cdc._scalar('select pg_try_advisory_xact_lock(' ~ key ~ ')') -%}
+  {%- set try_lock = 'select pg_try_advisory_xact_lock(' ~ key ~ ')' ~ (
+        (' from (select concat(' ~ (settings | join(', ')) ~ ') as settings) s where s.settings is not null') if settings else '') -%}
+  {%- if not auto_cdc._scalar(try_lock) -%}
     {%- do log("auto_cdc model '" ~ model_name ~ "': another run of this model is applying to " ~ relation
           ~ "; waiting for it to finish", info=true) -%}
     {% do auto_cdc._run_sql(auto_cdc._wait_for_lock_sql(model_name, "the model's lock", 'perform pg_advisory_xact_lock(' ~ key ~ ')',
@@ -37,19 +41,14 @@
 
 
 {#- Postgres: the target locked against concurrent writes (SHARE ROW EXCLUSIVE: it conflicts with the
-    ROW EXCLUSIVE lock every INSERT, UPDATE and DELETE takes, and not with reads), once it exists. -#}
-{% macro lock_target_against_writes(relation, model_name) %}
-  {{ return(adapter.dispatch('lock_target_against_writes', 'auto_cdc')(relation, model_name)) }}
-{% endmacro %}
-
-{% macro default__lock_target_against_writes(relation, model_name) %}
-{% endmacro %}
-
-{% macro postgres__lock_target_against_writes(relation, model_name) %}
+    ROW EXCLUSIVE lock every INSERT, UPDATE and DELETE takes, and not with reads), once it exists.
+    The statement that takes it (and does nothing when there is no target table yet). -#}
+{% macro _lock_target_sql(relation, model_name) %}
   {%- set literal = "'" ~ (relation.render() | replace("'", "''")) ~ "'" -%}
-  {% do auto_cdc._run_sql(auto_cdc._wait_for_lock_sql(model_name, relation ~ " against writes",
-        'lock table ' ~ relation ~ ' in share row exclusive mode',
-        "l.relation = " ~ literal ~ "::regclass")) %}
+  {{ return(auto_cdc._wait_for_lock_sql(model_name, relation ~ " against writes",
+        "if (select relkind from pg_class where oid = to_regclass(" ~ literal ~ ")) in ('r', 'p') then execute 'lock table "
+          ~ (relation | string | replace("'", "''")) ~ " in share row exclusive mode'; end if",
+        "l.relation = to_regclass(" ~ literal ~ ")")) }}
 {% endmacro %}
 
 

@@ -576,7 +576,10 @@ alter table {{ relation }} add column {{ auto_cdc._q(column) }} {{ type }}
   {%- set quoted = [] -%}
   {%- for name in names -%}{%- do quoted.append("'" ~ (name | replace("'", "''")) ~ "'") -%}{%- endfor -%}
   {%- set found = {} -%}
-  {%- for row in auto_cdc._query("select c.relname, c.relkind from pg_class c join pg_namespace s on s.oid = c.relnamespace "
+  {#- a hand edit of the target waits for this run's commit (locking.sql); the lock and the lookup in
+      one round trip -#}
+  {%- for row in auto_cdc._run_then_query(auto_cdc._lock_target_sql(relation, model.name),
+        "select c.relname, c.relkind from pg_class c join pg_namespace s on s.oid = c.relnamespace "
         ~ "where s.nspname = '" ~ (relation.schema | replace("'", "''")) ~ "' and c.relname in (" ~ (quoted | join(', ')) ~ ")").rows -%}
     {%- do found.update({row[0]: 'view' if row[1] in ['v', 'm'] else 'table'}) -%}
   {%- endfor -%}
@@ -589,8 +592,4 @@ alter table {{ relation }} add column {{ auto_cdc._q(column) }} {{ type }}
       {%- do adapter.cache_dropped(cached) -%}
     {%- endif -%}
   {%- endfor -%}
-  {#- a hand edit of the target waits for this run's commit (locking.sql) -#}
-  {%- if found.get(relation.identifier) == 'table' -%}
-    {% do auto_cdc.lock_target_against_writes(relation, model.name) %}
-  {%- endif -%}
 {% endmacro %}

@@ -139,12 +139,14 @@ def mixed_cases(draw, index: int):
         late = key == 2 or (key > 2 and draw(st.booleans()))
         for run in range(3):
             base = 10 * run + 10
+            applied = set(used)   # the key's events of the earlier runs
             count = draw(st.integers(1 if key <= 2 else 0, 2))
             for s1 in draw(st.lists(st.integers(base, base + 9), min_size=count, max_size=count, unique=True)):
                 used.add(s1)
                 event(key, s1, run)
-            if late and run > 0 and used:
-                free = [s for s in range(0, max(used)) if s not in used]
+            if late and run > 0 and applied:
+                # before the key's last applied event: late against the log, not only within the batch
+                free = [s for s in range(0, max(applied)) if s not in used]
                 s1 = draw(st.sampled_from(free))
                 used.add(s1)
                 event(key, s1, run)
