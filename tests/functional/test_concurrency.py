@@ -63,8 +63,10 @@ EXPECTED = [(1, "a", 1, 2), (1, "a2", 2, None), (2, "b", 1, 3), (3, "c", 1, None
 def held(project, log_offset: int):
     """True once the first run is waiting in its post-hook."""
     if project.engine == "postgres":
+        # this test's own hook: other tests (other xdist workers) use the same server
         return lambda: project.fetch("select count(*) from pg_stat_activity where pid <> pg_backend_pid() "
-                                     "and query like '%do $$ begin while not exists%'")[0][0] > 0
+                                     "and datname = current_database() and query like '%do $$ begin while not exists%' "
+                                     f"and query like '%{project.relation('go')}%'")[0][0] > 0
     log = project.path / "logs" / "dbt.log"
     return lambda: log.exists() and "read_text(" in log.read_text()[log_offset:]
 
@@ -95,7 +97,8 @@ def _two_runs(project, hold, offset, procs):
     if project.engine == "postgres":
         # the second run waits for the model's lock (and says so) until the first run commits
         wait_for(lambda: project.fetch("select count(*) from pg_stat_activity where pid <> pg_backend_pid() and wait_event_type = 'Lock' "
-                                       "and query like '%pg_advisory_xact_lock%'")[0][0] > 0,
+                                       "and datname = current_database() and query like '%pg_advisory_xact_lock%' "
+                                       f"and query like '%{project.relation('t')}%'")[0][0] > 0,
                  "the second run waits for the model's lock", second)
         release(project, hold)
         out_first, out_second = first.communicate(timeout=300)[0], second.communicate(timeout=300)[0]
