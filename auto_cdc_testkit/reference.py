@@ -4,6 +4,7 @@ It computes, with no database, the target table that docs/semantics.md defines f
 
 * ``apply(events, config)`` -- the rules R1-R7 of docs/semantics.md (SCD type 1, SCD type 2, bitemporal, partial updates).
 * ``snapshot_events(snapshots, ...)`` -- docs/semantics.md "Snapshots": turns full snapshots into events for ``apply``.
+ * ``apply_in_runs(steps, config)`` -- ``apply`` over runs with compactions between them (a retention horizon).
 
 The code favours being obviously right over being fast: the target is recomputed from every event ever received,
 which is exactly how R1 defines it ("as if every event ever received were applied one by one in sequence order").
@@ -447,6 +448,35 @@ def apply(events: Iterable[Event], config: Config) -> list[dict]:
     else:
         rows = _bitemporal(events, config, collapse)
     return _sort_rows(rows, config)
+
+
+@dataclass(frozen=True)
+class Compact:
+    """A compaction of the model's log at ``horizon`` (``auto_cdc.compact``, ``older_than``): a sequence value,
+    a scalar or a 1-tuple like ``Event.seq``."""
+
+    horizon: Any
+
+    def __post_init__(self):
+        if not isinstance(self.horizon, tuple):
+            object.__setattr__(self, "horizon", tuple(self.horizon) if isinstance(self.horizon, list) else (self.horizon,))
+
+
+def apply_in_runs(steps: Iterable[Iterable[Event] | Compact], config: Config) -> list[dict]:
+    """The target after ``steps`` in order: each step the events one run receives, or a ``Compact``.
+
+    Compaction removes only what can no longer change the target, so the events received before it all
+    still count. From a compaction on, an event received at or below the horizon (the greatest one so
+    far) is ignored: the history it would land in is gone.
+    """
+    received: list[Event] = []
+    horizon = None
+    for step in steps:
+        if isinstance(step, Compact):
+            horizon = step.horizon if horizon is None else max(horizon, step.horizon)
+            continue
+        received += [e for e in step if horizon is None or e.seq > horizon]
+    return apply(received, config)
 
 
 def _index_snapshot(version: Any, rows: Iterable[Mapping[str, Any]], key_columns: tuple,

@@ -166,8 +166,9 @@ select count(*) from (
 {%- endmacro %}
 
 
+{#- The batch's events the log does not hold yet, above the model's horizon (compact.sql). -#}
 {% macro new_events_sql(args) %}
-  {{ return(adapter.dispatch('new_events_sql', 'auto_cdc')(args)) }}
+  {{ return(auto_cdc.above_horizon_sql(args, adapter.dispatch('new_events_sql', 'auto_cdc')(args))) }}
 {% endmacro %}
 
 {% macro default__new_events_sql(args) %}
