@@ -70,3 +70,68 @@ def test_compaction_keeps_every_scd2_version_and_the_change_feed(project):
     assert state(project, "t", SCD2_COLS) == before
     project.run()
     assert state(project, "t", SCD2_COLS) == before
+
+
+def reference_events(rows):
+    ops = {"U": ref.UPSERT, "D": ref.DELETE}
+    return [ref.Event((r[0],), r[1], ops[r[2]], {"name": r[3], "city": r[4]}) for r in rows]
+
+
+# after a compaction at 5: late events at or below it (key 1 after its tombstone, key 2 inside its
+# version, key 3 at the horizon itself) and events above it (key 1 comes back, key 2 and 4 go on)
+LATER = [(1, 5, "U", "late", "x"), (2, 4, "U", "late", "x"), (3, 5, "U", "at", "x"),
+         (1, 6, "U", "back", "x"), (2, 7, "U", "r", "x"), (4, 8, "U", "e", "x")]
+
+
+@pytest.mark.parametrize("scd", [1, 2])
+def test_events_after_a_compaction_give_the_reference_result_and_late_ones_below_it_are_ignored(project, scd):
+    project.table("feed", FEED, EVENTS)
+    track = dict(track_history_column_list=["name"]) if scd == 2 else {}
+    project.feed_model("t", "feed", **BASE, stored_as_scd_type=scd, **track)
+    project.run()
+    compact(project, "t", 5)
+    project.insert("feed", COLS, LATER)
+    result = project.run()
+    config = ref.Config(columns=("id", "name", "city"), key_columns=("id",), scd_type=scd,
+                        tracked=("name",) if scd == 2 else None)
+    expected = ref.apply_in_runs([reference_events(EVENTS), ref.Compact(5), reference_events(LATER)], config)
+    cols = SCD1_COLS if scd == 1 else SCD2_COLS
+    assert target_rows(project, "t", cols) == [tuple(r[c] for c in cols) for r in expected]
+    # the three late events (and the fourteen re-read ones) are counted as ignored
+    assert "ignored_events=17" in result.output, result.output
+    runs = project.fetch(f'select events_read, events_applied from {project.relation("t__auto_cdc_runs")} order by run_id')
+    assert runs[-1] == (20, 3)
+    # a compaction at a greater horizon later folds the events above the first one too
+    before = target_rows(project, "t", cols)
+    compact(project, "t", 8)
+    assert target_rows(project, "t", cols) == before
+    project.run()
+    assert target_rows(project, "t", cols) == before
+
+
+def test_a_compaction_with_bad_arguments_fails_naming_the_model_and_changes_nothing(project):
+    project.table("feed", FEED, EVENTS)
+    project.feed_model("t", "feed", **BASE)
+    project.model("bi", f"select *, seq as st from {project.relation('feed')}", **BASE, stored_as_scd_type="bitemporal",
+                  system_sequence_by="st")
+    project.feed_model("partial", "feed", **BASE, ignore_null_updates=True)
+    project.run()
+    size = log_rows(project, "t")
+    compact(project, "t", 3)
+    after = log_rows(project, "t")
+    assert after < size
+    cases = {
+        "{model: t}": "auto_cdc.compact model 't': cannot compact:\n  - give `older_than`",
+        "{model: t, older_than: abc}": "older_than: 'abc' is not a value of the sequence column 'seq'",
+        "{model: t, older_than: 7}": "auto_cdc.compact model 't': older_than 7 is above the greatest sequence value applied (6)",
+        "{model: t, older_than: 2}": "auto_cdc.compact model 't': older_than 2 is below the model's horizon (3)",
+        "{model: bi, older_than: 2}": "auto_cdc.compact model 'bi': cannot compact:\n  - bitemporal targets",
+        "{model: partial, older_than: 2}": "auto_cdc.compact model 'partial': cannot compact:\n  - ignore_null_updates:",
+        "{model: nope, older_than: 2}": "auto_cdc.compact: no model named 'nope'",
+    }
+    for args, message in cases.items():
+        result = project.dbt("run-operation", "auto_cdc.compact", "--args", args, check=False)
+        out = " ".join(result.output.split())
+        assert not result.ok and " ".join(message.split()) in out, (args, out[-2000:])
+    assert log_rows(project, "t") == after
+    assert len(project.fetch(f'select * from {project.relation("t__auto_cdc_runs")} where horizon is not null')) == 1
