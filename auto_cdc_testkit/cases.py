@@ -167,12 +167,14 @@ class Case:
                                  system_seq=r["st"] if self.scd == "bitemporal" else None))
         return out
 
+    def reference_config(self) -> ref.Config:
+        return ref.Config(columns=tuple(self.output_columns), key_columns=tuple(self.key_columns),
+                          scd_type=self.scd, tracked=tuple(self.tracked) if self.tracked is not None else None,
+                          ignore_null_columns=self.ignore_null_columns,
+                          always_written=frozenset(self.seq_columns if self.sequence_in_output else ()))
+
     def expected(self) -> list[tuple]:
-        config = ref.Config(columns=tuple(self.output_columns), key_columns=tuple(self.key_columns),
-                            scd_type=self.scd, tracked=tuple(self.tracked) if self.tracked is not None else None,
-                            ignore_null_columns=self.ignore_null_columns,
-                            always_written=frozenset(self.seq_columns if self.sequence_in_output else ()))
-        rows = ref.apply(self.events(), config)
+        rows = ref.apply(self.events(), self.reference_config())
         return sorted_rows(rows, self.target_columns)
 
     @property

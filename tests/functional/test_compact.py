@@ -2,11 +2,16 @@
 events at or below a horizon that can no longer change the target, records the horizon in the run log,
 and later runs ignore events at or below it. Every feed model here re-reads the whole feed each run, so
 re-read compacted events must be ignored, never applied again."""
+import json
+from dataclasses import dataclass
+
 import pytest
+from hypothesis import strategies as st
 
 from auto_cdc_testkit import reference as ref
-from auto_cdc_testkit.cases import Case, check_batch, generate, in_batches
-from auto_cdc_testkit.harness import target_rows
+from auto_cdc_testkit.cases import Case, generate, in_batches, property_seed
+from auto_cdc_testkit.harness import sorted_rows, target_rows
+from test_properties import cases
 
 FEED = [("id", "integer"), ("seq", "integer"), ("op", "varchar"), ("name", "varchar"), ("city", "varchar")]
 COLS = ["id", "seq", "op", "name", "city"]
@@ -107,6 +112,7 @@ def test_events_after_a_compaction_give_the_reference_result_and_late_ones_below
     assert target_rows(project, "t", cols) == before
     project.run()
     assert target_rows(project, "t", cols) == before
+    assert edited_runs(project, "t") == []  # the compacted log still yields every row of the target
 
 
 def test_a_compaction_with_bad_arguments_fails_naming_the_model_and_changes_nothing(project):
@@ -135,3 +141,63 @@ def test_a_compaction_with_bad_arguments_fails_naming_the_model_and_changes_noth
         assert not result.ok and " ".join(message.split()) in out, (args, out[-2000:])
     assert log_rows(project, "t") == after
     assert len(project.fetch(f'select * from {project.relation("t__auto_cdc_runs")} where horizon is not null')) == 1
+
+
+# -- property: random feeds, a compaction at a random horizon between runs, then more runs ----------------
+
+@dataclass
+class CompactedCase(Case):
+    compact_after: int = 0   # the compaction follows this run
+    horizon: int = 0         # a sequence value applied by then
+
+    def expected(self) -> list[tuple]:
+        events = self.events()
+        steps = []
+        for run in range(self.runs):
+            steps.append([e for e, r in zip(events, self.rows) if r["loaded"] == run])
+            if run == self.compact_after:
+                steps.append(ref.Compact(self.horizon))
+        return sorted_rows(ref.apply_in_runs(steps, self.reference_config()), self.target_columns)
+
+
+@st.composite
+def compacted_cases(draw, index: int):
+    """SCD1 (with a truncate in every other case) and SCD2, one sequence column, no partial updates."""
+    scd = [1, 2][index % 2]
+    case = draw(cases(index, scd=scd, partial=None, multi_seq=False, truncate=None if index % 4 else True))
+    after = draw(st.integers(min(r["loaded"] for r in case.rows), case.runs - 1))
+    applied = sorted({r["s1"] for r in case.rows if r["loaded"] <= after})
+    return CompactedCase(**vars(case), compact_after=after, horizon=draw(st.sampled_from(applied)))
+
+
+def edited_runs(project, model):
+    return project.fetch(f'select run_id from {project.relation(model + "__auto_cdc_runs")} where edited_keys > 0')
+
+
+COMPACT_EACH = """\
+{% macro compact_each(horizons) %}
+  {%- for model, horizon in horizons.items() -%}{% do auto_cdc.compact(model, horizon) %}{%- endfor -%}
+{% endmacro %}
+"""
+
+
+def test_compaction_at_random_horizons_then_more_events_equals_the_reference_model(make_project):
+    for n, batch in enumerate(in_batches(generate(compacted_cases, salt=7))):
+        project = make_project(f"compact{n}")
+        (project.path / "macros" / "compact_each.sql").write_text(COMPACT_EACH)
+        for case in batch:
+            case.install(project)
+        # one run more than the feeds need: it re-reads every event, compacted ones included
+        for run in range(max(c.runs for c in batch) + 1):
+            for case in batch:
+                case.deliver(project, run)
+            project.run(full_refresh=(run == 0))
+            horizons = {c.name: c.horizon for c in batch if c.compact_after == run}
+            if horizons:
+                project.dbt("run-operation", "compact_each", "--args", json.dumps({"horizons": horizons}))
+        # and the compacted log still yields every row of the target: no run took one for a hand edit
+        mismatches = [f"{case}\n  target   {case.actual(project)}\n  expected {case.expected()}"
+                      f"\n  runs that found hand edits: {edited_runs(project, case.name)}"
+                      for case in batch if case.actual(project) != case.expected() or edited_runs(project, case.name)]
+        assert not mismatches, (f"{len(mismatches)} of {len(batch)} cases differ from the reference model "
+                                f"(AUTO_CDC_PROPERTY_SEED={property_seed()} repeats them):\n" + "\n".join(mismatches))
