@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from auto_cdc_testkit import fixtures as fx
 from auto_cdc_testkit.reference import (
     DELETE, END_AT, START_AT, SYSTEM_END_AT, SYSTEM_START_AT, TRUNCATE, UPSERT,
-    BadInputError, Config, Event, apply, snapshot_events, snapshot_state,
+    BadInputError, Compact, Config, Event, apply, apply_in_runs, snapshot_events, snapshot_state,
 )
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -137,6 +137,21 @@ def test_late_update_after_delete_does_not_resurrect_key():
         (1, "a", "x", 1, 2),
         (1, "late", "y", 2, 3),
     )
+
+
+def test_events_received_after_a_compaction_at_or_below_its_horizon_are_ignored():
+    before = [upsert(1, 1, name="a", city="x"), delete(1, 3), upsert(2, 2, name="b", city="y")]
+    later = [upsert(1, 2, name="late", city="y"), upsert(2, 4, name="at", city="y"), upsert(2, 5, name="c", city="z"),
+             upsert(1, 6, name="back", city="z")]
+    for scd in (1, 2):
+        compacted = apply_in_runs([before, Compact(4), later], users_config(scd))
+        above = [e for e in later if e.seq[0] > 4]
+        assert compacted == apply(before + above, users_config(scd))
+    # SCD2: the late upsert at 2 would have opened a version
+    assert apply_in_runs([before, Compact(4), later], users_config(2)) != apply(before + later, users_config(2))
+    # what was received before the compaction counts, whatever its sequence; the greatest horizon holds
+    assert apply_in_runs([[upsert(1, 1, name="a", city="x")], Compact(3), Compact(2), [upsert(1, 3, name="b", city="x")]],
+                         users_config(1)) == users((1, "a", "x"))
 
 
 def test_upsert_after_delete_brings_key_back():
