@@ -3,6 +3,7 @@ events at or below a horizon that can no longer change the target, records the h
 and later runs ignore events at or below it. Every feed model here re-reads the whole feed each run, so
 re-read compacted events must be ignored, never applied again."""
 import json
+import time
 from dataclasses import dataclass
 
 import pytest
@@ -11,7 +12,9 @@ from hypothesis import strategies as st
 from auto_cdc_testkit import reference as ref
 from auto_cdc_testkit.cases import Case, generate, in_batches, property_seed
 from auto_cdc_testkit.harness import sorted_rows, target_rows
+from auto_cdc_testkit.harness import wait_for
 from test_properties import cases
+from test_trust import HOLD, HeldRun, postgres_only, waiting_on_lock
 
 FEED = [("id", "integer"), ("seq", "integer"), ("op", "varchar"), ("name", "varchar"), ("city", "varchar")]
 COLS = ["id", "seq", "op", "name", "city"]
@@ -141,6 +144,49 @@ def test_a_compaction_with_bad_arguments_fails_naming_the_model_and_changes_noth
         assert not result.ok and " ".join(message.split()) in out, (args, out[-2000:])
     assert log_rows(project, "t") == after
     assert len(project.fetch(f'select * from {project.relation("t__auto_cdc_runs")} where horizon is not null')) == 1
+
+
+def test_keys_with_folded_hand_edits_keep_their_events(project):
+    project.table("feed", FEED, EVENTS)
+    project.feed_model("t", "feed", **BASE)
+    project.run()
+    project.execute(f"update {project.relation('t')} set city = 'hand' where id = 2")
+    project.insert("feed", COLS, [(2, 7, "U", "r", "x")])
+    project.run()  # key 2's hand edit is folded into the log (a mask and edit events)
+    key2 = f'select count(*) from {project.relation("t__auto_cdc_log")} where id = 2'
+    held, before = project.fetch(key2)[0][0], target_rows(project, "t", SCD1_COLS)
+    compact(project, "t", 7)
+    assert project.fetch(key2)[0][0] == held
+    assert log_rows(project, "t") == held + 1  # key 3's only event; keys 1 and 4 end in a delete
+    assert target_rows(project, "t", SCD1_COLS) == before
+    project.insert("feed", COLS, [(2, 4, "U", "late", "x"), (2, 8, "U", "s", "x")])
+    project.run()
+    assert target_rows(project, "t", SCD1_COLS) == [(2, "s", "x"), (3, "c", "x")]
+    assert [r[0] for r in edited_runs(project, "t")] == [2]  # the run that folded the edit, no later one
+
+
+@pytest.mark.dbt_subprocess  # a second dbt process races the run
+def test_compaction_waits_for_a_run_of_the_model_and_sees_what_it_applied(project):
+    postgres_only(project)
+    project.table("feed", FEED, EVENTS)
+    project.feed_model("t", "feed", **BASE, pre_hook={"sql": HOLD, "transaction": True})
+    project.run()
+    project.insert("feed", COLS, [(2, 7, "U", "r", "x")])
+    with HeldRun(project) as run:
+        # 7 is above every sequence applied before the held run commits: the compaction must wait for it
+        proc = project.start("run-operation", "auto_cdc.compact", "--args", "{model: t, older_than: 7}")
+        try:
+            wait_for(waiting_on_lock(project, "%pg_advisory_xact_lock%"), "the compaction waits for the model's lock", proc)
+            time.sleep(1)
+            assert proc.poll() is None
+            run.release()
+            out = proc.communicate(timeout=300)[0]
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    assert proc.returncode == 0 and "auto_cdc.compact t: horizon 7" in out, out[-3000:]
+    assert target_rows(project, "t", SCD1_COLS) == [(2, "r", "x"), (3, "c", "x")]
+    assert log_rows(project, "t") == 2
 
 
 # -- property: random feeds, a compaction at a random horizon between runs, then more runs ----------------
