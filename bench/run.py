@@ -21,8 +21,9 @@ few seconds apart (absolute times on a shared machine mean little):
               a history 10x larger / the smaller one.
 
 Beside the ratios: the SQL statements each timed dbt run executed for its model (from dbt's JSON log,
-auto_cdc_testkit/statements.py), including a run with nothing new; and the bookkeeping bytes per target
-byte (the event log, run log and any other `<target>__auto_cdc_*` table against the target).
+auto_cdc_testkit/statements.py), including a run with nothing new; the bookkeeping bytes per target
+byte (the event log, run log and any other `<target>__auto_cdc_*` table against the target); and the
+event log's rows and bytes before and after `auto_cdc.compact` at its greatest sequence.
 
 "apply" is the model's execution time from dbt's run_results.json (staging, checks, log append,
 recomputation, writes; no dbt start-up); "run" is the wall time of the whole `dbt` invocation.
@@ -259,6 +260,30 @@ def bookkeeping(sizes: dict[str, int], target: str) -> dict:
             "per_target_byte": round(sum(side.values()) / target_bytes, 2) if target_bytes else None}
 
 
+def compaction(p: Project, names: list[str], sizes: dict[str, int]) -> dict:
+    """`auto_cdc.compact` of each model at the greatest sequence its log holds: the log's rows and bytes
+    before and after, and after the engine gives the freed space back (Postgres: VACUUM FULL; DuckDB reuses
+    it for later appends, and a checkpoint rewrites row groups with enough deleted rows)."""
+    out = {}
+    for name in names:
+        log = name + NAMES["log_suffix"]
+        rows_before, horizon = p.fetch(f"select count(*), max(seq) from {p.relation(log)}")[0]
+        t0 = time.perf_counter()
+        p.dbt("run-operation", "auto_cdc.compact", "--args", json.dumps({"model": name, "older_than": int(horizon)}))
+        run_s = time.perf_counter() - t0
+        after = relation_bytes(p)
+        if p.engine == "postgres":
+            p.execute(f"vacuum full {p.relation(log)}")
+        reclaimed = relation_bytes(p)
+        out[name] = {"horizon": int(horizon), "run_s": round(run_s, 3),
+                     "log_rows_before": int(rows_before),
+                     "log_rows_after": int(p.fetch(f"select count(*) from {p.relation(log)}")[0][0]),
+                     "log_bytes_before": sizes[log], "log_bytes_after": after[log], "log_bytes_reclaimed": reclaimed[log],
+                     "per_target_byte_before": bookkeeping(sizes, name)["per_target_byte"],
+                     "per_target_byte_after": bookkeeping(reclaimed, name)["per_target_byte"]}
+    return out
+
+
 def timed_sql(p: Project, sql: str) -> float:
     """The statement alone, on an open connection (opening a DuckDB file is not part of the floor)."""
     if p.engine == "duckdb":
@@ -400,6 +425,9 @@ def bench_engine(p: Project, s: dict, parts=PARTS, repeat: int = 1, log=print) -
         for k in (K, 10 * K):
             replace_table(p, f"feed_late_{k}", initial_feed_sql(e, k, s["late_e"], W))
             auto_cdc_model(p, f"late_{k}", f"feed_late_{k}", 2)
+        # the same history into an SCD1 target, for the compaction (every event but a key's last can go)
+        replace_table(p, f"feed_history_scd1_{10 * K}", initial_feed_sql(e, 10 * K, s["late_e"], W))
+        auto_cdc_model(p, f"history_scd1_{10 * K}", f"feed_history_scd1_{10 * K}", 1)
     if "peers" in parts:
         replace_table(p, "snap_src", snapshot_sql(e, s["snap"], 0, W))
         auto_cdc_snapshot_model(p, "snap_auto_cdc", "snap_src")
@@ -492,6 +520,14 @@ def bench_engine(p: Project, s: dict, parts=PARTS, repeat: int = 1, log=print) -
                       if name + NAMES["log_suffix"] in sizes or name in ("snap_dbt", f"incremental_{T1}")}
     for name, b in out["storage"].items():
         log(f"[{e}] storage {name}: target {b['target_bytes']:,} bytes, bookkeeping {b['per_target_byte']} per target byte")
+
+    # -- compaction: each log compacted at its greatest sequence, its bytes before and after -----------------------
+    compacted = [n for n in (f"scd1_{T2 if 'scaling' in parts else T1}", f"history_scd1_{10 * K}", f"late_{10 * K}")
+                 if n in out["storage"]]
+    out["compaction"] = compaction(p, compacted, sizes)
+    for name, c in out["compaction"].items():
+        log(f"[{e}] compaction {name}: log {c['log_rows_before']:,} -> {c['log_rows_after']:,} rows, "
+            f"{c['log_bytes_before']:,} -> {c['log_bytes_after']:,} bytes ({c['log_bytes_reclaimed']:,} once reclaimed)")
 
     # -- correctness of the peers -----------------------------------------------------------------------------------
     if "correctness" in parts:
