@@ -65,7 +65,9 @@
   {%- endif -%}
   {%- set facts = auto_cdc._query('select ' ~ (checks | join(', '))).rows[0] -%}
   {%- set current = facts[3] if facts | length > 3 else none -%}
-  {%- if facts[0] is none or facts[2] > facts[0] -%}
+  {%- if facts[0] is none -%}
+    {%- do exceptions.raise_compiler_error(head ~ "the log holds no event yet; nothing to compact") -%}
+  {%- elif facts[2] > facts[0] -%}
     {%- do exceptions.raise_compiler_error(head ~ "older_than " ~ older_than ~ " is above the greatest sequence value applied ("
           ~ facts[0] ~ "); every later event at or below it would be ignored. Compact older events only") -%}
   {%- endif -%}
