@@ -23,6 +23,8 @@ def test_bench_tiny_duckdb_reports_ratios_and_the_peers_mistakes(tmp_path):
     for name in ("scd1_batch", "scd1_empty", "scd2_batch", "scd2_empty"):
         assert result["statements"][name]["value"] > 0, name
     assert result["ratios"]["bookkeeping_scd1"]["value"] > 0  # the event log is not empty
+    compacted = result["compaction"]["scd1_50000"]  # the SCD1 log at its greatest sequence: one event per key
+    assert compacted["log_rows_after"] < compacted["log_rows_before"]
     for chart in ("bench-ratios.svg", "bench-statements.svg", "bench-bookkeeping.svg"):
         assert (tmp_path / "img" / chart).read_text().lstrip().startswith("<?xml"), chart
     correctness = result["correctness"]
