@@ -40,7 +40,7 @@
   {%- for rel in [target, log_rel, runs_rel] if adapter.get_relation(rel.database, rel.schema, rel.identifier) is none -%}
     {%- do exceptions.raise_compiler_error(head ~ rel ~ " does not exist; run the model first") -%}
   {%- endfor -%}
-  {%- set shape = auto_cdc._compaction_shape(node, adapter.get_columns_in_relation(log_rel), head) -%}
+  {%- set shape = auto_cdc._compaction_shape(node, adapter.get_columns_in_relation(log_rel)) -%}
   {%- set problems = shape.problems -%}
   {%- if older_than is none or (older_than | string | trim) == '' -%}
     {%- do problems.append("give `older_than`, a value of the sequence column '" ~ (shape.seq or 'sequence_by') ~ "': events at or below it are compacted") -%}
@@ -84,7 +84,7 @@
     {% do auto_cdc._run_sql(auto_cdc.add_column_sql(runs_rel, 'horizon', shape.seq_type)) %}
   {%- endif -%}
   {%- set left = auto_cdc._scalar('select count(*) from ' ~ log_rel) | int -%}
-  {% do auto_cdc._run_sql(auto_cdc.record_compaction_sql(runs_rel, horizon, (facts[1] | int) - left)) %}
+  {% do auto_cdc._run_sql(auto_cdc.record_compaction_sql(runs_rel, horizon)) %}
   {% do adapter.commit() %}
   {% do log("auto_cdc.compact " ~ model ~ ": horizon " ~ older_than ~ ", removed " ~ ((facts[1] | int) - left)
             ~ " of " ~ (facts[1] | int) ~ " log row(s)", info=true) %}
@@ -96,7 +96,7 @@
     columns, and the columns whose change opens an SCD2 version. When the config's lists name
     columns the log no longer holds, more columns count as tracked, never fewer: compaction then
     removes less, never a version's start. -#}
-{% macro _compaction_shape(node, log_columns, head) %}
+{% macro _compaction_shape(node, log_columns) %}
   {%- set n = auto_cdc._names() -%}
   {%- set cfg = node.config -%}
   {%- set problems = [] -%}
@@ -251,7 +251,7 @@ where {{ s }} <= {{ args.horizon }}
 
 
 {#- The compaction's row in the run log: no events read or applied, the horizon it set. -#}
-{% macro record_compaction_sql(runs, horizon, removed) %}
+{% macro record_compaction_sql(runs, horizon) %}
 insert into {{ runs }} (run_id, run_started_at, invocation_id, cursor_value, events_read, events_applied, late_events,
                         num_upserted_rows, num_deleted_rows, commit_version, edited_keys, horizon)
 select
