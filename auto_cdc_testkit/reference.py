@@ -4,7 +4,7 @@ It computes, with no database, the target table that docs/semantics.md defines f
 
 * ``apply(events, config)`` -- the rules R1-R7 of docs/semantics.md (SCD type 1, SCD type 2, bitemporal, partial updates).
 * ``snapshot_events(snapshots, ...)`` -- docs/semantics.md "Snapshots": turns full snapshots into events for ``apply``.
- * ``apply_in_runs(steps, config)`` -- ``apply`` over runs with compactions between them (a retention horizon).
+* ``apply_in_runs(steps, config)`` -- ``apply`` over runs with compactions between them (a retention horizon).
 
 The code favours being obviously right over being fast: the target is recomputed from every event ever received,
 which is exactly how R1 defines it ("as if every event ever received were applied one by one in sequence order").
