@@ -1,0 +1,64 @@
+{#-
+  The run of an auto_cdc or auto_cdc_snapshot model, laid out like dbt's own incremental
+  materialization: hooks, the model's lock, the relations (the target, its event log and run log, this
+  run's temp tables), the configs, then inside the run's transaction the shape's own staging (a change
+  feed: stage.sql; snapshots: snapshot.sql) and the shared apply (builders/apply.sql), grants, docs
+  and the commit. `shape` is 'feed' or 'snapshot'.
+-#}
+{% macro _materialize(shape) %}
+
+  {{ run_hooks(pre_hooks, inside_transaction=False) }}
+  -- the model's lock, held until the commit: a concurrent run of the same model waits (locking.sql)
+  {% do auto_cdc.lock_model(this) %}
+
+  -- relations: the target, its event log and run log, this run's temp tables
+  {%- set existing_relation = load_cached_relation(this) -%}
+  {%- set target_relation = this.incorporate(type='table') -%}
+  {%- set rel = auto_cdc._relations(target_relation, ['snapshot'] if shape == 'snapshot' else []) -%}
+
+  -- configs
+  {%- set full_refresh_mode = should_full_refresh() or (existing_relation is not none and not existing_relation.is_table) -%}
+  {%- set incremental = existing_relation is not none and rel.existing_log is not none and rel.existing_runs is not none and not full_refresh_mode -%}
+  -- a partly missing history is an error, never an implicit rebuild (guards.sql)
+  {% do auto_cdc.check_bookkeeping(existing_relation, rel) %}
+  {%- set grant_config = config.get('grants') -%}
+  {%- set run = {'target': target_relation, 'rel': rel, 'incremental': incremental,
+                 'sql': auto_cdc._model_sql(incremental)} -%}
+  {%- set resolved = auto_cdc._resolve_feed(run) if shape == 'feed' else auto_cdc._resolve_snapshots(run) -%}
+
+  -- inside the run's transaction (begun by the lock on Postgres):
+  {{ run_hooks(pre_hooks, inside_transaction=True) }}
+
+  -- stage the source and check it before anything is written
+  {% do auto_cdc._drop_temp_relations(rel.temp, leftover=true) %}
+  {%- set args = auto_cdc._stage_feed(run, resolved) if shape == 'feed' else auto_cdc._stage_snapshots(run, resolved) -%}
+
+  -- the event log and the run log, then the apply (macros/builders/apply.sql)
+  {% do auto_cdc._apply_batch(args, incremental, [existing_relation] + rel.existing) %}
+
+  {% do auto_cdc._drop_temp_relations(rel.temp) %}
+  {% do auto_cdc._apply_grants([target_relation] + rel.bookkeeping, grant_config,
+                                should_revoke(existing_relation, full_refresh_mode)) %}
+  {% do persist_docs(target_relation, model) %}
+
+  {{ run_hooks(post_hooks, inside_transaction=True) }}
+  -- `COMMIT` happens here
+  {{ adapter.commit() }}
+  {{ run_hooks(post_hooks, inside_transaction=False) }}
+
+  {#- every relation the run created goes into dbt's cache, so later models of the run see them -#}
+  {{ return({'relations': [target_relation] + rel.bookkeeping}) }}
+
+{% endmacro %}
+
+
+{#- The shared part of a run's apply arguments: the resolved config and the relations. -#}
+{% macro _apply_args(run, cfg) %}
+  {%- set rel = run.rel -%}
+  {%- set args = {
+        'cfg': cfg, 'changes': rel.changes, 'log': rel.log, 'runs': rel.runs, 'target': run.target,
+        'output': cfg.output, 'tracked': cfg.tracked, 'stored': cfg.stored,
+        'add_columns': [], 'drop_columns': [] } -%}
+  {%- do args.update(rel.temp) -%}
+  {{ return(args) }}
+{% endmacro %}
