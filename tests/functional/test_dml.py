@@ -60,6 +60,23 @@ def test_scd2_hand_update_and_delete_of_versions_are_kept_by_later_runs(project)
     assert [r for r in target_rows(project, "t", SCD2_COLS) if r[0] == 2] == [(2, "b8", 8, None)]
 
 
+def test_scd2_hand_edit_of_a_closed_version_is_folded_in_when_the_key_is_next_replayed(project):
+    """The fast path compares a key's open version only: a closed version edited to equal its predecessor
+    stays as written through in-order runs, and is merged with it when a late event replays the key."""
+    project.table("feed", FEED, [(1, 10, "U", "a", "x"), (1, 20, "U", "b", "x"), (1, 30, "U", "c", "x")])
+    project.feed_model("t", "feed", **BASE, stored_as_scd_type=2)
+    project.run()
+    project.execute(f"""update {project.relation('t')} set name = 'a' where "__START_AT" = 20""")
+    project.insert("feed", COLS, [(1, 40, "U", "d", "x")])
+    project.run()
+    assert target_rows(project, "t", SCD2_COLS) == [(1, "a", 10, 20), (1, "a", 20, 30), (1, "c", 30, 40), (1, "d", 40, None)]
+    project.insert("feed", COLS, [(1, 35, "U", "e", "x")])
+    project.run()
+    assert target_rows(project, "t", SCD2_COLS) == [(1, "a", 10, 30), (1, "c", 30, 35), (1, "d", 40, None), (1, "e", 35, 40)]
+    runs = project.fetch(f"select fast_keys, replayed_keys, edited_keys from {project.relation('t__auto_cdc_runs')} order by run_id")
+    assert runs[1:] == [(1, 0, 0), (0, 1, 1)]
+
+
 def test_scd1_hand_edits_keep_their_sequence(project):
     project.table("feed", FEED, [(1, 5, "U", "a", "x"), (2, 5, "U", "b", "x"), (3, 5, "U", "c", "x")])
     project.feed_model("t", "feed", **BASE)
