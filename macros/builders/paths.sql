@@ -86,6 +86,14 @@
   {%- set b_seq = [] -%}
   {%- for c in seqs -%}{%- do b_seq.append('b.' ~ auto_cdc._q(c)) -%}{%- endfor -%}
   {%- set new_seq = auto_cdc.seq_value_sql(b_seq, args) -%}
+  {#- SCD2: the tracked columns the log held before this run, and whether an event changes one -#}
+  {%- set tracked = [] -%}
+  {%- for c in args.tracked if c not in args.add_columns and c in args.stored -%}{%- do tracked.append(c) -%}{%- endfor -%}
+  {%- set changes = [] -%}
+  {%- for c in tracked -%}
+    {%- do changes.append(auto_cdc._q(c) ~ ' is distinct from ' ~ auto_cdc._q(n.internal_prefix ~ 'previous_' ~ loop.index0)) -%}
+  {%- endfor -%}
+  {%- set changed = '(' ~ (changes | join(' or ')) ~ ')' if changes else 'false' -%}
 with all_keys as (
   {{ auto_cdc.affected_keys_sql(args) }}
 ),
@@ -147,12 +155,42 @@ held as (
   {%- endif %}
   group by {{ auto_cdc._cols(keys, 't') }}
 )
+{%- if open_only %},
+{#- SCD2: how many versions the key's events make (an upsert opens one after a delete, or when it
+    changes a tracked column), against how many the target holds: a closed version deleted or
+    inserted by hand sends the key to the replay, which folds the edit in now -#}
+opened as (
+  select {{ auto_cdc._cols(keys) }},
+    case when {{ op }} = '{{ n.upsert }}' and (previous_op is null or previous_op <> '{{ n.upsert }}' or {{ changed }}) then 1 else 0 end as opens
+  from (
+    select e.*, lag(e.{{ op }}) over w as previous_op
+    {%- for c in tracked %}, lag(e.{{ auto_cdc._q(c) }}) over w as {{ auto_cdc._q(n.internal_prefix ~ 'previous_' ~ loop.index0) }}{% endfor %}
+    from last_event e
+    where e.{{ masked }} = 0 and e.{{ op }} in ('{{ n.upsert }}', '{{ n.delete }}')
+    window w as (partition by {{ auto_cdc._cols(keys, 'e') }} order by {{ auto_cdc._seq_order(seqs, 'e') }})
+  ) ordered
+),
+versions as (
+  select {{ auto_cdc._cols(keys) }}, sum(opens) as {{ auto_cdc._q(n.internal_prefix ~ 'versions') }}
+  from opened
+  group by {{ auto_cdc._cols(keys) }}
+),
+held_versions as (
+  select {{ auto_cdc._cols(keys, 't') }}, count(*) as {{ auto_cdc._q(n.internal_prefix ~ 'versions') }}
+  from {{ args.target }} t
+  join touched k on {{ auto_cdc._eq(keys, 't', 'k') }}
+  group by {{ auto_cdc._cols(keys, 't') }}
+)
+{%- endif %}
 select
   {{ auto_cdc._cols(keys, 'a') }},
   case
     when exists (select 1 from {{ args.new }} where {{ op }} = '{{ n.truncate }}') then false
     when k.{{ k0 }} is null or lt.{{ k0 }} is not null then false
     when coalesce(h.{{ auto_cdc._q(n.internal_prefix ~ 'rows') }}, 0) <> case when x.{{ k0 }} is null then 0 else 1 end then false
+    {%- if open_only %}
+    when coalesce(hv.{{ auto_cdc._q(n.internal_prefix ~ 'versions') }}, 0) <> coalesce(v.{{ auto_cdc._q(n.internal_prefix ~ 'versions') }}, 0) then false
+    {%- endif %}
     when x.{{ k0 }} is not null and not exists (
       select 1 from {{ args.target }} t
       where {{ auto_cdc._eq(keys, 't', 'x') }} and {{ auto_cdc._same(compared, 't', 'x') }}
@@ -165,6 +203,10 @@ left join touched k on {{ auto_cdc._eq(keys, 'k', 'a') }}
 left join (select distinct * from late) lt on {{ auto_cdc._eq(keys, 'lt', 'a') }}
 left join held h on {{ auto_cdc._eq(keys, 'h', 'a') }}
 left join expected x on {{ auto_cdc._eq(keys, 'x', 'a') }}
+{%- if open_only %}
+left join versions v on {{ auto_cdc._eq(keys, 'v', 'a') }}
+left join held_versions hv on {{ auto_cdc._eq(keys, 'hv', 'a') }}
+{%- endif %}
 {% endmacro %}
 
 
