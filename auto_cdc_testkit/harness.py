@@ -145,9 +145,9 @@ class Project:
             raise DbtError(f"dbt {' '.join(args)} failed:\n{result.output[-6000:]}")
         return result
 
-    def start(self, *args: str) -> subprocess.Popen:
+    def start(self, *args: str, env: Mapping[str, str] | None = None) -> subprocess.Popen:
         """A dbt process started in the background (output in .stdout), for tests that race it."""
-        return subprocess.Popen([DBT, *self._dbt_argv(args)], cwd=self.path, env={**os.environ, **self._dbt_env()},
+        return subprocess.Popen([DBT, *self._dbt_argv(args)], cwd=self.path, env={**os.environ, **self._dbt_env(env)},
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
     def _dbt_env(self, env: Mapping[str, str] | None = None) -> dict[str, str]:

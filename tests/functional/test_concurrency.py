@@ -25,13 +25,14 @@ HISTORY = ["id", "a", "__START_AT", "__END_AT"]
 
 
 def hold_hook(project) -> str:
-    """A post-hook (inside the transaction) that, when the var `hold` is set, waits for the test's go."""
+    """A post-hook (inside the transaction) that, when the environment variable AUTO_CDC_HOLD is set, waits
+    for the test's go (an environment variable read at run time, unlike --vars, keeps dbt's saved parse valid)."""
     if project.engine == "postgres":
         wait = (f"do $$ begin while not exists (select 1 from {project.relation('go')}) loop "
                 "perform pg_sleep(0.05); end loop; end $$")
     else:
-        wait = "select length(content) from read_text('{{ var(\"hold\") }}')"
-    return "{% if var('hold', none) %}" + wait + "{% else %}select 1{% endif %}"
+        wait = "select length(content) from read_text('{{ env_var(\"AUTO_CDC_HOLD\") }}')"
+    return "{% if env_var('AUTO_CDC_HOLD', '') %}" + wait + "{% else %}select 1{% endif %}"
 
 
 def setup(project, first_run: bool, tmp_path):
@@ -74,7 +75,7 @@ def test_two_runs_of_the_same_model_at_the_same_time(project, tmp_path, first_ru
     hold = setup(project, first_run, tmp_path)
     log = project.path / "logs" / "dbt.log"
     offset = len(log.read_text()) if log.exists() else 0
-    first = project.start("run", "--vars", f'{{"hold": "{hold}"}}')
+    first = project.start("run", env={"AUTO_CDC_HOLD": hold})
     procs = [first]
     try:
         _two_runs(project, hold, offset, procs)
