@@ -64,7 +64,7 @@ EXPECTED = [(1, "a", 1, 2), (1, "a2", 2, None), (2, "b", 1, 3), (3, "c", 1, None
 def held(project, log_offset: int):
     """True once the first run is waiting in its post-hook."""
     if project.engine == "postgres":
-        return lambda: project.fetch("select count(*) from pg_stat_activity where pid <> pg_backend_pid() "
+        return lambda: project.fetch("select count(*) from pg_stat_activity where pid <> pg_backend_pid() and datname = current_database() "
                                      "and query like '%do $$ begin while not exists%'")[0][0] > 0
     log = project.path / "logs" / "dbt.log"
     return lambda: log.exists() and "read_text(" in log.read_text()[log_offset:]
@@ -95,7 +95,7 @@ def _two_runs(project, hold, offset, procs):
     procs.append(second)
     if project.engine == "postgres":
         # the second run waits for the model's lock (and says so) until the first run commits
-        wait_for(lambda: project.fetch("select count(*) from pg_stat_activity where pid <> pg_backend_pid() and wait_event_type = 'Lock' "
+        wait_for(lambda: project.fetch("select count(*) from pg_stat_activity where pid <> pg_backend_pid() and datname = current_database() and wait_event_type = 'Lock' "
                                        "and query like '%pg_advisory_xact_lock%'")[0][0] > 0,
                  "the second run waits for the model's lock", second)
         release(project, hold)

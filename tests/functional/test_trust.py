@@ -89,7 +89,7 @@ HOLD = ("{% if env_var('AUTO_CDC_HOLD', '') %}do $$ begin while not exists (sele
 
 
 def waiting_on_lock(project, query_like):
-    return lambda: project.fetch("select count(*) from pg_stat_activity where pid <> pg_backend_pid() "
+    return lambda: project.fetch("select count(*) from pg_stat_activity where pid <> pg_backend_pid() and datname = current_database() "
                                  f"and wait_event_type = 'Lock' and query like '{query_like}'")[0][0] > 0
 
 
@@ -101,7 +101,7 @@ class HeldRun:
         project.execute(f"create table if not exists {project.relation('go')} (x integer)")
         project.execute(f"delete from {project.relation('go')}")
         self.proc = project.start("run", "--select", "t", env={"AUTO_CDC_HOLD": "1"})
-        wait_for(lambda: project.fetch("select count(*) from pg_stat_activity where pid <> pg_backend_pid() "
+        wait_for(lambda: project.fetch("select count(*) from pg_stat_activity where pid <> pg_backend_pid() and datname = current_database() "
                                        "and query like '%while not exists%'")[0][0] > 0, "the run holds its lock", self.proc)
 
     def release(self):
