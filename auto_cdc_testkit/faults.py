@@ -2,19 +2,22 @@
 
 The package calls ``auto_cdc._fault_point()`` after every statement of a run; its own implementation
 is a no-op. A test project overrides it through dbt's dispatch search order (as dbt-utils'
-integration tests override its macros): with the var ``auto_cdc_fault_after_statement`` set, every
-statement of the run is numbered in dbt's log ("auto_cdc statement <n>"), and after statement number
-<var> the run stalls inside its open transaction (pg_sleep, which DuckDB has too) so that the test
-can kill it exactly there.
+integration tests override its macros): with the environment variable AUTO_CDC_FAULT_AFTER_STATEMENT
+(``ENV``) set, every statement of the run is numbered in dbt's log ("auto_cdc statement <n>"), and after
+statement number <n> the run stalls inside its open transaction (pg_sleep, which DuckDB has too) so
+that the test can kill it exactly there. An environment variable read at run time, unlike a --vars
+value, leaves dbt's saved parse of the project valid from one run to the next, so no run parses the
+project in full.
 """
 from __future__ import annotations
 
 import re
 
+ENV = "AUTO_CDC_FAULT_AFTER_STATEMENT"
 MACRO = """\
 {% macro default___fault_point() %}
-  {%- set after = var('auto_cdc_fault_after_statement', none) -%}
-  {%- if after is not none -%}
+  {%- set after = env_var('AUTO_CDC_FAULT_AFTER_STATEMENT', '') -%}
+  {%- if after != '' -%}
     {%- do model.update({'auto_cdc_statements': model.get('auto_cdc_statements', 0) + 1}) -%}
     {%- do log('auto_cdc statement ' ~ model.auto_cdc_statements, info=false) -%}
     {%- if model.auto_cdc_statements == after | int -%}

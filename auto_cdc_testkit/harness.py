@@ -26,6 +26,8 @@ REPO = Path(__file__).resolve().parents[1]
 DBT = str(Path(sys.executable).with_name("dbt"))
 # AUTO_CDC_DBT_SUBPROCESS=1 runs every dbt invocation as a subprocess, whatever the project asks.
 FORCE_SUBPROCESS = os.environ.get("AUTO_CDC_DBT_SUBPROCESS", "") not in ("", "0")
+# AUTO_CDC_FULL_PARSE=1: every new project parses the package itself (no reuse_parse).
+FULL_PARSE = os.environ.get("AUTO_CDC_FULL_PARSE", "") not in ("", "0")
 
 
 def jinja_literal(value: Any) -> str:
@@ -76,9 +78,11 @@ class Project:
 
     def __init__(self, path: Path, engine: str = "duckdb", pg_env: Mapping[str, str] | None = None,
                  name: str = "auto_cdc_it", spark_conf: Mapping[str, str] | None = None,
-                 in_process: bool = False):
+                 in_process: bool = False, reuse_parse: bool = False):
         """in_process: run dbt inside this Python process (dbtRunner) rather than as a subprocess;
-        DuckDB and Postgres only (a Spark session must not live in the test process)."""
+        DuckDB and Postgres only (a Spark session must not live in the test process).
+        reuse_parse: start from the package as already parsed for an empty project of the same engine
+        (see _seed_partial_parse), so the project's first dbt run parses only its own files."""
         self.path = Path(path)
         self.in_process = in_process and engine != "spark" and not FORCE_SUBPROCESS
         self.engine = engine
@@ -115,13 +119,18 @@ class Project:
         self._pg = None
         if engine == "postgres":
             self.execute(f'create schema if not exists "{self.schema}"')
-        self.dbt("deps")
+        # installing the package is set-up, not what a test runs: in process unless every dbt call must not be
+        self.dbt("deps", in_process=engine != "spark" and not FORCE_SUBPROCESS)
+        if reuse_parse and engine != "spark" and not FORCE_SUBPROCESS and not FULL_PARSE:
+            _seed_partial_parse(self)
 
     # -- dbt ---------------------------------------------------------------------------------
-    def dbt(self, *args: str, check: bool = True, env: Mapping[str, str] | None = None) -> Result:
+    def dbt(self, *args: str, check: bool = True, env: Mapping[str, str] | None = None,
+            in_process: bool | None = None) -> Result:
+        """One dbt invocation; in_process (default: the project's setting) overrides where it runs."""
         extra_env = self._dbt_env(env)
         argv = self._dbt_argv(args)
-        if self.in_process:
+        if self.in_process if in_process is None else in_process:
             result = _invoke_in_process(argv, self.path, extra_env)
         else:
             proc = subprocess.run([DBT, *argv], cwd=self.path, env={**os.environ, **extra_env},
@@ -136,9 +145,9 @@ class Project:
             raise DbtError(f"dbt {' '.join(args)} failed:\n{result.output[-6000:]}")
         return result
 
-    def start(self, *args: str) -> subprocess.Popen:
+    def start(self, *args: str, env: Mapping[str, str] | None = None) -> subprocess.Popen:
         """A dbt process started in the background (output in .stdout), for tests that race it."""
-        return subprocess.Popen([DBT, *self._dbt_argv(args)], cwd=self.path, env={**os.environ, **self._dbt_env()},
+        return subprocess.Popen([DBT, *self._dbt_argv(args)], cwd=self.path, env={**os.environ, **self._dbt_env(env)},
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
     def _dbt_env(self, env: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -326,6 +335,65 @@ class Project:
     def clean(self) -> None:
         self.close()
         shutil.rmtree(self.path, ignore_errors=True)
+
+
+# -- one parse of the package per engine and process ------------------------------------------------
+# A new project's first dbt run parses dbt's, the adapter's and this package's macros in full (seconds on a
+# loaded machine), and every later run of the project reuses that through dbt's partial parsing
+# (target/partial_parse.msgpack). A project made with reuse_parse starts from the saved parse of an empty
+# project of the same engine and name instead: dbt then parses only what differs (the project's models,
+# its own macros), exactly as on a second run. dbt accepts a saved parse only for the same dbt version,
+# dbt_project.yml files, command-line vars and connection settings (the profile's hash); the connection
+# settings differ by project (DuckDB file, Postgres schema), so the saved parse carries the hash of the
+# project's own. Whatever dbt does not accept (say, --vars) it parses in full, as without the saved parse.
+_PARSED: dict[tuple, Any] = {}
+
+
+def _seed_partial_parse(project: Project) -> None:
+    from dbt.contracts.files import FileHash
+    from dbt.parser.manifest import extended_mashumaro_encoder
+    config = (project.path / "dbt_project.yml").read_text()
+    key = (project.engine, config, project.pg_env.get("DBT_PG_DBNAME"))
+    if key not in _PARSED:
+        _PARSED[key] = _parse_empty_project(project, config)
+    manifest = _PARSED[key]
+    manifest.state_check.profile_hash = FileHash.from_contents(_profile_hash_contents(project))
+    target = project.path / "target"
+    target.mkdir(exist_ok=True)
+    (target / "partial_parse.msgpack").write_bytes(manifest.to_msgpack(extended_mashumaro_encoder))
+
+
+def _parse_empty_project(project: Project, config: str):
+    """The saved parse (a dbt Manifest) of an empty project like `project`: same engine, dbt_project.yml
+    and connection (its own schema), parsed once by `dbt parse`."""
+    import tempfile
+    from dbt.contracts.graph.manifest import Manifest
+    from dbt.parser.manifest import extended_mashumuro_decoder
+    empty = Project(Path(tempfile.mkdtemp(prefix="auto_cdc_parse_")) / "p", project.engine, project.pg_env,
+                    in_process=True)
+    try:
+        (empty.path / "dbt_project.yml").write_text(config)
+        empty.dbt("parse")
+        raw = (empty.path / "target" / "partial_parse.msgpack").read_bytes()
+    finally:
+        empty.clean()
+        shutil.rmtree(empty.path.parent, ignore_errors=True)
+    return Manifest.from_msgpack(raw, decoder=extended_mashumuro_decoder)
+
+
+def _profile_hash_contents(project: Project) -> str:
+    """What dbt hashes of the profile to tell whether a saved parse still holds (the adapter's
+    connection_info, sorted; dbt.parser.manifest.ManifestLoader.build_manifest_state_check)."""
+    import pprint
+    if project.engine == "duckdb":
+        from dbt.adapters.duckdb.credentials import DuckDBCredentials as Credentials
+        fields = {"path": str(project.db_path), "schema": project.schema}
+    else:
+        from dbt.adapters.postgres.connections import PostgresCredentials as Credentials
+        e = project.pg_env
+        fields = {"host": e["DBT_PG_HOST"], "port": int(e["DBT_PG_PORT"]), "user": e["DBT_PG_USER"],
+                  "password": e["DBT_PG_PASSWORD"], "database": e["DBT_PG_DBNAME"], "schema": project.schema}
+    return pprint.pformat(sorted(Credentials.from_dict(fields).connection_info()))
 
 
 def wait_for(predicate: Callable[[], bool], what: str, proc: subprocess.Popen | None = None,

@@ -134,7 +134,8 @@ def make_project(engine, request, tmp_path_factory):
 
     def make(name: str = "p") -> Project:
         env = request.getfixturevalue("pg_env") if engine == "postgres" else None
-        project = Project(tmp_path_factory.mktemp(f"{engine}_{name}"), engine, env, in_process=in_process)
+        project = Project(tmp_path_factory.mktemp(f"{engine}_{name}"), engine, env, in_process=in_process,
+                          reuse_parse=True)
         made.append(project)
         return project
 

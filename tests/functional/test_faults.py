@@ -4,8 +4,8 @@ faulted run, and the next run must leave the target equal to the reference model
 
 A trial is one random feed (or snapshot series) delivered in three parts and one model over it:
 run 0 applies part 0; part 1 arrives and one run is faulted (run 0 itself in a quarter of the
-trials); part 2 arrives and a normal run follows. The fault: dbt is started with the test-only var
-`auto_cdc_fault_after_statement: k` and the project overrides the package's no-op `_fault_point` hook
+trials); part 2 arrives and a normal run follows. The fault: dbt is started with the test-only environment
+variable AUTO_CDC_FAULT_AFTER_STATEMENT=k and the project overrides the package's no-op `_fault_point` hook
 (auto_cdc_testkit/faults.py, through dbt's dispatch search order), which makes the run stall inside its
 open transaction right after its k-th statement; the test then SIGKILLs dbt's process group (or,
 on Postgres, restarts the server with an immediate, crash-like stop). k is spread over every
@@ -152,8 +152,7 @@ def faulted_run(project, full_refresh: bool, k: int | None, rng: random.Random, 
     offset = log.stat().st_size if log.exists() else 0
     args = [DBT, "run", "--project-dir", str(project.path), "--profiles-dir", str(project.path)]
     args += ["--full-refresh"] if full_refresh else []
-    args += ["--vars", json.dumps({"auto_cdc_fault_after_statement": k if k is not None else 10 ** 9})]
-    env = {**os.environ, "DO_NOT_TRACK": "1", **project.pg_env}
+    env = {**os.environ, "DO_NOT_TRACK": "1", **project.pg_env, faults.ENV: str(k if k is not None else 10 ** 9)}
     proc = subprocess.Popen(args, cwd=project.path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     if k is None:
@@ -244,7 +243,7 @@ def test_faults_mid_run_leave_the_target_equal_to_the_reference_model(project, m
 
         def clean_run(first: bool):
             offset = log.stat().st_size if log.exists() else 0
-            project.run(full_refresh=first, extra=["--vars", json.dumps({"auto_cdc_fault_after_statement": 10 ** 9})])
+            project.dbt("run", *(["--full-refresh"] if first else []), env={faults.ENV: str(10 ** 9)})
             statements[(scenario, first)] = statements_of_last_run(project, offset)
 
         case.deliver(project, 0)
@@ -294,10 +293,11 @@ def test_faults_mid_run_leave_the_target_equal_to_the_reference_model(project, m
 
 
 def test_the_package_itself_never_stalls_on_the_fault_var(project):
-    """The hook is test-only: without the test project's override the var does nothing."""
+    """The hook is test-only: without the test project's override the fault point (the environment
+    variable, or a var of that name) does nothing."""
     project.table("feed", [("k", "integer"), ("s", "integer")], [(1, 1)])
     project.feed_model("m", "feed", materialized="auto_cdc", keys=["k"], sequence_by="s")
-    result = project.run(extra=["--vars", json.dumps({"auto_cdc_fault_after_statement": 1})])
+    result = project.dbt("run", "--vars", json.dumps({"auto_cdc_fault_after_statement": 1}), env={faults.ENV: "1"})
     assert MARKER not in result.output
     assert "auto_cdc statement" not in (project.path / "logs" / "dbt.log").read_text()
     assert project.rows("m") == [{"k": 1, "s": 1}]

@@ -83,7 +83,8 @@ def postgres_only(project):
         pytest.skip("DuckDB opens a database file in one process at a time")
 
 
-HOLD = ("{% if var('hold', none) %}do $$ begin while not exists (select 1 from {{ target.schema }}.go) loop "
+# AUTO_CDC_HOLD (an environment variable, read at run time: unlike --vars it keeps dbt's saved parse valid)
+HOLD = ("{% if env_var('AUTO_CDC_HOLD', '') %}do $$ begin while not exists (select 1 from {{ target.schema }}.go) loop "
         "perform pg_sleep(0.05); end loop; end $${% else %}select 1{% endif %}")
 
 
@@ -99,7 +100,7 @@ class HeldRun:
         self.project = project
         project.execute(f"create table if not exists {project.relation('go')} (x integer)")
         project.execute(f"delete from {project.relation('go')}")
-        self.proc = project.start("run", "--select", "t", "--vars", '{"hold": true}')
+        self.proc = project.start("run", "--select", "t", env={"AUTO_CDC_HOLD": "1"})
         wait_for(lambda: project.fetch("select count(*) from pg_stat_activity where pid <> pg_backend_pid() and datname = current_database() "
                                        "and query like '%while not exists%'")[0][0] > 0, "the run holds its lock", self.proc)
 
