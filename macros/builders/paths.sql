@@ -146,13 +146,18 @@ expected as (
   where e.{{ rank }} = 1 and e.{{ op }} = '{{ n.upsert }}'
     and (t.{{ auto_cdc._q(seqs[0]) }} is null or not {{ auto_cdc._seq_lt(seqs, 'e', 't') }})
 ),
+{#- the touched keys' rows in the target, read once: how many are current (SCD2: open versions) and,
+    for SCD2, how many versions there are -#}
 held as (
-  select {{ auto_cdc._cols(keys, 't') }}, count(*) as {{ auto_cdc._q(n.internal_prefix ~ 'rows') }}
+  select {{ auto_cdc._cols(keys, 't') }},
+  {%- if open_only %}
+    count(case when t.{{ auto_cdc._q(n.end_at) }} is null then 1 end) as {{ auto_cdc._q(n.internal_prefix ~ 'rows') }},
+    count(*) as {{ auto_cdc._q(n.internal_prefix ~ 'versions') }}
+  {%- else %}
+    count(*) as {{ auto_cdc._q(n.internal_prefix ~ 'rows') }}
+  {%- endif %}
   from {{ args.target }} t
   join touched k on {{ auto_cdc._eq(keys, 't', 'k') }}
-  {%- if open_only %}
-  where t.{{ auto_cdc._q(n.end_at) }} is null
-  {%- endif %}
   group by {{ auto_cdc._cols(keys, 't') }}
 )
 {%- if open_only %},
@@ -174,12 +179,6 @@ versions as (
   select {{ auto_cdc._cols(keys) }}, sum(opens) as {{ auto_cdc._q(n.internal_prefix ~ 'versions') }}
   from opened
   group by {{ auto_cdc._cols(keys) }}
-),
-held_versions as (
-  select {{ auto_cdc._cols(keys, 't') }}, count(*) as {{ auto_cdc._q(n.internal_prefix ~ 'versions') }}
-  from {{ args.target }} t
-  join touched k on {{ auto_cdc._eq(keys, 't', 'k') }}
-  group by {{ auto_cdc._cols(keys, 't') }}
 )
 {%- endif %}
 select
@@ -189,7 +188,7 @@ select
     when k.{{ k0 }} is null or lt.{{ k0 }} is not null then false
     when coalesce(h.{{ auto_cdc._q(n.internal_prefix ~ 'rows') }}, 0) <> case when x.{{ k0 }} is null then 0 else 1 end then false
     {%- if open_only %}
-    when coalesce(hv.{{ auto_cdc._q(n.internal_prefix ~ 'versions') }}, 0) <> coalesce(v.{{ auto_cdc._q(n.internal_prefix ~ 'versions') }}, 0) then false
+    when coalesce(h.{{ auto_cdc._q(n.internal_prefix ~ 'versions') }}, 0) <> coalesce(v.{{ auto_cdc._q(n.internal_prefix ~ 'versions') }}, 0) then false
     {%- endif %}
     when x.{{ k0 }} is not null and not exists (
       select 1 from {{ args.target }} t
@@ -205,7 +204,6 @@ left join held h on {{ auto_cdc._eq(keys, 'h', 'a') }}
 left join expected x on {{ auto_cdc._eq(keys, 'x', 'a') }}
 {%- if open_only %}
 left join versions v on {{ auto_cdc._eq(keys, 'v', 'a') }}
-left join held_versions hv on {{ auto_cdc._eq(keys, 'hv', 'a') }}
 {%- endif %}
 {% endmacro %}
 
