@@ -20,7 +20,7 @@
 -#}
 {% macro compact(model, older_than=none) %}
   {%- set n = auto_cdc._names() -%}
-  {% do auto_cdc._check_compact_supported() %}
+  {% do auto_cdc._check_deletes_supported('compact') %}
   {%- set nodes = [] -%}
   {%- for node in graph.nodes.values() if node.resource_type == 'model' and node.name == model -%}
     {%- do nodes.append(node) -%}
@@ -281,17 +281,4 @@ select * from (
 where not exists (select 1 from {{ args.runs }} {{ r }} where {{ e }}.{{ auto_cdc._q(args.cfg.seq_columns[0]) }} <= {{ r }}.horizon)
   {%- endset -%}
   {{ return(filtered) }}
-{% endmacro %}
-
-
-{% macro _check_compact_supported() %}
-  {{ return(adapter.dispatch('check_compact_supported', 'auto_cdc')()) }}
-{% endmacro %}
-
-{% macro default__check_compact_supported() %}
-{% endmacro %}
-
-{#- Spark on parquet: tables take no DELETE. -#}
-{% macro spark__check_compact_supported() %}
-  {%- do exceptions.raise_compiler_error("auto_cdc.compact: not available on Spark parquet tables, which take no DELETE (docs/spark.md)") -%}
 {% endmacro %}

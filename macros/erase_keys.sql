@@ -12,7 +12,7 @@
 -#}
 {% macro erase_keys(model, where) %}
   {%- set n = auto_cdc._names() -%}
-  {% do auto_cdc._check_erase_supported() %}
+  {% do auto_cdc._check_deletes_supported('erase_keys') %}
   {%- if not where or not (where | trim) -%}
     {%- do exceptions.raise_compiler_error("auto_cdc.erase_keys: give `where`, a condition over the model's key columns") -%}
   {%- endif -%}
@@ -46,17 +46,4 @@
   {%- endfor -%}
   {% do adapter.commit() %}
   {% do log("auto_cdc.erase_keys " ~ model ~ " where " ~ where ~ ": erased " ~ (erased | join(', ')), info=true) %}
-{% endmacro %}
-
-
-{% macro _check_erase_supported() %}
-  {{ return(adapter.dispatch('check_erase_supported', 'auto_cdc')()) }}
-{% endmacro %}
-
-{% macro default__check_erase_supported() %}
-{% endmacro %}
-
-{#- Spark on parquet: tables take no DELETE. -#}
-{% macro spark__check_erase_supported() %}
-  {%- do exceptions.raise_compiler_error("auto_cdc.erase_keys: not available on Spark parquet tables, which take no DELETE (README \"Spark\")") -%}
 {% endmacro %}
