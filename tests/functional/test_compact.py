@@ -3,7 +3,6 @@ events at or below a horizon that can no longer change the target, records the h
 and later runs ignore events at or below it. Every feed model here re-reads the whole feed each run, so
 re-read compacted events must be ignored, never applied again."""
 import json
-import time
 from dataclasses import dataclass
 
 import pytest
@@ -12,9 +11,8 @@ from hypothesis import strategies as st
 from auto_cdc_testkit import reference as ref
 from auto_cdc_testkit.cases import Case, generate, in_batches, property_seed
 from auto_cdc_testkit.harness import sorted_rows, target_rows
-from auto_cdc_testkit.harness import wait_for
 from test_properties import cases
-from test_trust import HOLD, HeldRun, postgres_only, waiting_on_lock
+from test_trust import HOLD, HeldRun, operation_waits_for, postgres_only
 
 FEED = [("id", "integer"), ("seq", "integer"), ("op", "varchar"), ("name", "varchar"), ("city", "varchar")]
 COLS = ["id", "seq", "op", "name", "city"]
@@ -174,16 +172,7 @@ def test_compaction_waits_for_a_run_of_the_model_and_sees_what_it_applied(projec
     project.insert("feed", COLS, [(2, 7, "U", "r", "x")])
     with HeldRun(project) as run:
         # 7 is above every sequence applied before the held run commits: the compaction must wait for it
-        proc = project.start("run-operation", "auto_cdc.compact", "--args", "{model: t, older_than: 7}")
-        try:
-            wait_for(waiting_on_lock(project, "%pg_advisory_xact_lock%"), "the compaction waits for the model's lock", proc)
-            time.sleep(1)
-            assert proc.poll() is None
-            run.release()
-            out = proc.communicate(timeout=300)[0]
-        finally:
-            if proc.poll() is None:
-                proc.kill()
+        proc, out = operation_waits_for(run, "the compaction", "auto_cdc.compact", "--args", "{model: t, older_than: 7}")
     assert proc.returncode == 0 and "auto_cdc.compact t: horizon 7" in out, out[-3000:]
     assert target_rows(project, "t", SCD1_COLS) == [(2, "r", "x"), (3, "c", "x")]
     assert log_rows(project, "t") == 2

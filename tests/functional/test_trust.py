@@ -93,6 +93,22 @@ def waiting_on_lock(project, query_like):
                                  f"and wait_event_type = 'Lock' and query like '{query_like}'")[0][0] > 0
 
 
+def operation_waits_for(run, what, *args):
+    """Start a run-operation (`args`) while `run` holds the model's lock: it must wait for the lock
+    until the run commits. Returns the finished process and its output."""
+    project = run.project
+    proc = project.start("run-operation", *args)
+    try:
+        wait_for(waiting_on_lock(project, "%pg_advisory_xact_lock%"), f"{what} waits for the model's lock", proc)
+        time.sleep(1)
+        assert proc.poll() is None
+        run.release()
+        return proc, proc.communicate(timeout=300)[0]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
 class HeldRun:
     """A `dbt run` held open inside its transaction (after it took the model's lock) until release()."""
 
@@ -129,16 +145,7 @@ def test_erase_keys_waits_for_a_run_of_the_model_and_is_not_undone(project):
     project.execute(f"delete from {project.relation('feed')} where id = 2")
     project.insert("feed", COLS, [(1, 5, "U", "a5"), (3, 4, "U", "c4")])
     with HeldRun(project) as run:
-        erase = project.start("run-operation", "auto_cdc.erase_keys", "--args", '{model: t, where: "id = 2"}')
-        try:
-            wait_for(waiting_on_lock(project, "%pg_advisory_xact_lock%"), "the erase waits for the model's lock", erase)
-            time.sleep(1)
-            assert erase.poll() is None
-            run.release()
-            out = erase.communicate(timeout=300)[0]
-        finally:
-            if erase.poll() is None:
-                erase.kill()
+        erase, out = operation_waits_for(run, "the erase", "auto_cdc.erase_keys", "--args", '{model: t, where: "id = 2"}')
     assert erase.returncode == 0 and "erased t: 1 row(s), t__auto_cdc_log: 2 row(s)" in out, out[-3000:]
     for name in ["t", "t__auto_cdc_log", "t__auto_cdc_changes"]:
         assert [r for r in project.rows(name) if r["id"] == 2] == []
