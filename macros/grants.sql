@@ -21,18 +21,3 @@
     {%- endif -%}
   {%- endfor -%}
 {% endmacro %}
-
-
-{#- Revoke the privileges a grants dict names from its grantees (revoking one not held changes nothing). -#}
-{% macro revoke_grants(relation, grant_config) %}
-  {{ return(adapter.dispatch('revoke_grants', 'auto_cdc')(relation, grant_config)) }}
-{% endmacro %}
-
-{% macro default__revoke_grants(relation, grant_config) %}
-  {%- set statements = get_dcl_statement_list(relation, grant_config, get_revoke_sql) -%}
-  {%- if statements -%}{% do call_dcl_statements(statements) %}{%- endif -%}
-{% endmacro %}
-
-{#- DuckDB has no roles or grants. -#}
-{% macro duckdb__revoke_grants(relation, grant_config) %}
-{% endmacro %}

@@ -96,18 +96,3 @@
     {%- do exceptions.warn(message) -%}
   {%- endif -%}
 {% endmacro %}
-
-
-{#- Whether the engine's tables take the DELETE that an operation writing the model's state
-    (`operation`: 'erase_keys', 'compact') needs; a clear error before anything is read otherwise. -#}
-{% macro _check_deletes_supported(operation) %}
-  {{ return(adapter.dispatch('check_deletes_supported', 'auto_cdc')(operation)) }}
-{% endmacro %}
-
-{% macro default__check_deletes_supported(operation) %}
-{% endmacro %}
-
-{#- Spark on parquet: tables take no DELETE. -#}
-{% macro spark__check_deletes_supported(operation) %}
-  {%- do exceptions.raise_compiler_error("auto_cdc." ~ operation ~ ": not available on Spark parquet tables, which take no DELETE (docs/spark.md)") -%}
-{% endmacro %}

@@ -1,6 +1,6 @@
 {#-
   The model's lock (docs/operations.md "Locking"). Every writer of a model's state takes it: a run
-  (lock_model, helpers.sql), auto_cdc.erase_keys and auto_cdc.compact. It is held until the writer
+  (lock_model, dialect/locking.sql), auto_cdc.erase_keys and auto_cdc.compact. It is held until the writer
   commits or rolls back, so two writers of one model never overlap. On Postgres the writer also locks the target
   against concurrent INSERT, UPDATE and DELETE (readers keep reading): a hand edit committed before
   the run takes the lock is seen by the run, one made after it waits for the run's commit, so a
@@ -9,37 +9,6 @@
   lock_timeout (default '1h') bounds each wait for a lock, statement_timeout (default: the
   server's) each statement; a wait that times out fails with the sessions that hold the lock.
 -#}
-{% macro take_model_lock(relation, model_name, lock_timeout='1h', statement_timeout=none) %}
-  {{ return(adapter.dispatch('take_model_lock', 'auto_cdc')(relation, model_name, lock_timeout, statement_timeout)) }}
-{% endmacro %}
-
-{#- DuckDB: a database file is open in one process at a time (DuckDB's file lock), and one dbt
-    invocation never runs a model twice, so two writers of one model cannot overlap. -#}
-{% macro default__take_model_lock(relation, model_name, lock_timeout, statement_timeout) %}
-{% endmacro %}
-
-{#- Postgres: a transaction-level advisory lock on the target's name, released by the commit or
-    rollback, or when the session ends (a killed run: its server session ends when its connection
-    is closed, or when statement_timeout cancels what it was running). -#}
-{% macro postgres__take_model_lock(relation, model_name, lock_timeout, statement_timeout) %}
-  {#- the settings, then the lock if it is free, in one statement -#}
-  {%- set settings = [] -%}
-  {%- for name, value in [('lock_timeout', lock_timeout), ('statement_timeout', statement_timeout)] if value is not none -%}
-    {%- do settings.append("set_config('" ~ name ~ "', '" ~ (value | string | replace("'", "''")) ~ "', true)") -%}
-  {%- endfor -%}
-  {%- set key = "hashtext('auto_cdc'), hashtext('" ~ (relation.render() | replace("'", "''")) ~ "')" -%}
-  {%- set try_lock = 'select pg_try_advisory_xact_lock(' ~ key ~ ')' ~ (
-        (' from (select concat(' ~ (settings | join(', ')) ~ ') as settings) s where s.settings is not null') if settings else '') -%}
-  {%- if not auto_cdc._scalar(try_lock) -%}
-    {%- do log("auto_cdc model '" ~ model_name ~ "': another run of this model is applying to " ~ relation
-          ~ "; waiting for it to finish", info=true) -%}
-    {% do auto_cdc._run_sql(auto_cdc._wait_for_lock_sql(model_name, "the model's lock", 'perform pg_advisory_xact_lock(' ~ key ~ ')',
-          "l.locktype = 'advisory' and l.classid = hashtext('auto_cdc')::oid and l.objid = hashtext('"
-          ~ (relation.render() | replace("'", "''")) ~ "')::oid and l.objsubid = 2")) %}
-  {%- endif -%}
-{% endmacro %}
-
-
 {#- Postgres: the target locked against concurrent writes (SHARE ROW EXCLUSIVE: it conflicts with the
     ROW EXCLUSIVE lock every INSERT, UPDATE and DELETE takes, and not with reads), once it exists.
     The statement that takes it (and does nothing when there is no target table yet). -#}

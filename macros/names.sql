@@ -78,24 +78,3 @@
 {% macro _side_relation(target_relation, suffix) %}
   {% do return(target_relation.incorporate(path={'identifier': auto_cdc._side_identifier(target_relation.identifier, suffix)}, type='table')) %}
 {% endmacro %}
-
-
-{#- Temporary relations live in the connection's temp schema. They are always named with that
-    schema, so a DROP can never reach a user's table of the same name. -#}
-{% macro _temp_relation(target_relation, suffix) %}
-  {% do return(adapter.dispatch('temp_relation', 'auto_cdc')(auto_cdc._side_identifier(target_relation.identifier, suffix))) %}
-{% endmacro %}
-
-{% macro default__temp_relation(identifier) %}
-  {% do return(api.Relation.create(identifier=identifier, type='table')) %}
-{% endmacro %}
-
-{#- Postgres: temp tables live in the session's pg_temp schema. -#}
-{% macro postgres__temp_relation(identifier) %}
-  {% do return(api.Relation.create(schema='pg_temp', identifier=identifier, type='table')) %}
-{% endmacro %}
-
-{#- DuckDB: temp tables live in the temp catalog's main schema. -#}
-{% macro duckdb__temp_relation(identifier) %}
-  {% do return(api.Relation.create(database='temp', schema='main', identifier=identifier, type='table')) %}
-{% endmacro %}

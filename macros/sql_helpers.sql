@@ -91,22 +91,6 @@
 
 {% macro default___fault_point() %}{% endmacro %}
 
-{#- Run a statement and a query after it in one round trip, and return the query's rows: engines whose
-    drivers take several statements in one call get them together (the same as _run_sql then
-    _query elsewhere). -#}
-{% macro _run_then_query(sql, query) %}
-  {{ return(adapter.dispatch('run_then_query', 'auto_cdc')(sql, query)) }}
-{% endmacro %}
-
-{% macro default__run_then_query(sql, query) %}
-  {{ return(auto_cdc._query((sql | trim) ~ ';\n' ~ query)) }}
-{% endmacro %}
-
-{% macro spark__run_then_query(sql, query) %}
-  {% do auto_cdc._run_sql(sql) %}
-  {{ return(auto_cdc._query(query)) }}
-{% endmacro %}
-
 {#- A single value from a one-row, one-column query. -#}
 {% macro _scalar(sql) %}
   {% set result = auto_cdc._query(sql) %}

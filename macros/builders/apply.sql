@@ -166,52 +166,6 @@ select count(*) from (
 {%- endmacro %}
 
 
-{#- The batch's events the log does not hold yet, above the model's horizon (compact.sql). -#}
-{% macro new_events_sql(args) %}
-  {{ return(auto_cdc.above_horizon_sql(args, adapter.dispatch('new_events_sql', 'auto_cdc')(args))) }}
-{% endmacro %}
-
-{% macro default__new_events_sql(args) %}
-  {%- set cfg = args.cfg -%}
-  {%- set n = auto_cdc._names() -%}
-  {%- set op = auto_cdc._q(n.op) -%}
-  {%- if cfg.scd == 'bitemporal' -%}
-    {{ return(auto_cdc._new_bitemporal_events_sql(args)) }}
-  {%- endif -%}
-{#- DuckDB builds an anti-join's hash table on its subquery, the whole log; an inner join builds it on
-    the smaller side (the batch) and only probes the log: the events already logged are found by a join
-    first, then the batch is anti-joined with those few. Each anti-join joins on all the columns that
-    identify its events (key and sequence; a truncate's sequence): a key test inside an OR would leave
-    the sequence alone as the join key, and a re-read batch whose events share one sequence value would
-    then compare every event with every logged one. -#}
-with logged as (
-  select distinct {{ auto_cdc._cols(cfg.key_columns + cfg.seq_columns, 'b') }}, b.{{ op }}
-  from {{ args.batch }} b
-  join {{ args.log }} l
-    on {{ auto_cdc._eq(cfg.key_columns + cfg.seq_columns, 'l', 'b') }}
-  where b.{{ op }} <> '{{ n.truncate }}'
-    and l.{{ op }} in ('{{ n.upsert }}', '{{ n.delete }}') and l.{{ auto_cdc._q(n.edit) }} is not true
-  union all
-  select distinct {{ auto_cdc._cols(cfg.key_columns + cfg.seq_columns, 'b') }}, b.{{ op }}
-  from {{ args.batch }} b
-  join {{ args.log }} l on {{ auto_cdc._eq(cfg.seq_columns, 'l', 'b') }}
-  where b.{{ op }} = '{{ n.truncate }}' and l.{{ op }} = '{{ n.truncate }}'
-)
-select distinct {{ auto_cdc._cols(args.stored, 'b') }}, b.{{ op }}
-from {{ args.batch }} b
-where not exists (
-  select 1 from logged g
-  where {{ auto_cdc._eq(cfg.key_columns + cfg.seq_columns, 'g', 'b') }}
-    and g.{{ op }} <> '{{ n.truncate }}' and b.{{ op }} <> '{{ n.truncate }}'
-)
-and not exists (
-  select 1 from logged g
-  where {{ auto_cdc._eq(cfg.seq_columns, 'g', 'b') }}
-    and g.{{ op }} = '{{ n.truncate }}' and b.{{ op }} = '{{ n.truncate }}'
-)
-{% endmacro %}
-
-
 {#- Bitemporal: an event already logged counts again only if it is now learned at an earlier system
     time; it then replaces the logged one (see _apply_batch). -#}
 {% macro _new_bitemporal_events_sql(args) -%}
@@ -232,32 +186,6 @@ where not exists (
   where {{ auto_cdc._eq(cfg.key_columns + cfg.seq_columns, 'l', 'b') }} and l.{{ st }} <= b.{{ st }}
 )
 {%- endmacro %}
-
-
-{% macro affected_keys_sql(args) %}
-  {{ return(adapter.dispatch('affected_keys_sql', 'auto_cdc')(args)) }}
-{% endmacro %}
-
-{% macro default__affected_keys_sql(args) %}
-  {%- set cfg = args.cfg -%}
-  {%- set n = auto_cdc._names() -%}
-  {%- set op = auto_cdc._q(n.op) -%}
-select distinct {{ auto_cdc._cols(cfg.key_columns) }}
-from {{ args.new }}
-where {{ op }} <> '{{ n.truncate }}'
-union
-select distinct {{ auto_cdc._cols(cfg.key_columns) }}
-from {{ args.log }}
-where {{ op }} in ('{{ n.upsert }}', '{{ n.delete }}')
-  and exists (select 1 from {{ args.new }} where {{ op }} = '{{ n.truncate }}')
-{%- if args.incremental %}
-{#- with the keys only the target has (inserted by hand) -#}
-union
-select distinct {{ auto_cdc._cols(cfg.key_columns) }}
-from {{ args.target }}
-where exists (select 1 from {{ args.new }} where {{ op }} = '{{ n.truncate }}')
-{%- endif %}
-{% endmacro %}
 
 
 {#- The target's rows for the affected keys, recomputed from the log. -#}
@@ -285,19 +213,6 @@ where exists (select 1 from {{ args.new }} where {{ op }} = '{{ n.truncate }}')
   {%- set parts = [] -%}
   {%- for q in queries -%}{%- do parts.append('select * from (\n' ~ q ~ '\n) ' ~ auto_cdc._alias('part_' ~ loop.index0)) -%}{%- endfor -%}
   {{ return(parts | join('\nunion all\n')) }}
-{% endmacro %}
-
-
-{#- The target's rows of the affected keys, read once (incremental runs: the first run has no target). -#}
-{% macro held_rows_sql(args) %}
-  {{ return(adapter.dispatch('held_rows_sql', 'auto_cdc')(args)) }}
-{% endmacro %}
-
-{% macro default__held_rows_sql(args) %}
-select {{ auto_cdc._cols(args.target_columns, 't') }}
-  {%- if args.get('fast_path') %}, a.{{ auto_cdc._q(auto_cdc._names().fast) }}{% endif %}
-from {{ args.target }} t
-join {{ args.affected }} a on {{ auto_cdc._eq(args.cfg.key_columns, 't', 'a') }}
 {% endmacro %}
 
 
@@ -354,4 +269,3 @@ where not exists (
   {{ return(args.cfg.key_columns + ([] if args.cfg.scd == 1 else [n.start_at])
             + ([n.system_start_at] if args.cfg.scd == 'bitemporal' else [])) }}
 {% endmacro %}
-

@@ -38,39 +38,3 @@ from {{ args.missing }} {{ m }}
   {% do auto_cdc._run_sql(sql) %}
   {{ return(version) }}
 {% endmacro %}
-
-
-{#-
-  {{ auto_cdc.table_changes(ref('m'), start_version, end_version=none) }}: the changed rows of an
-  auto_cdc target with change_data_feed: true, like Databricks' table_changes(): the target's
-  columns, _change_type, _commit_version and _commit_timestamp, for commit versions from
-  start_version to end_version (inclusive; no end: up to the latest). It renders a FROM item that
-  reads as written in Databricks, with or without an alias of the caller's own:
-  `select * from {{ auto_cdc.table_changes(ref('m'), 0) }}` or `... }} as c`.
--#}
-{% macro table_changes(relation, start_version, end_version=none) %}
-  {%- set changes = auto_cdc._side_relation(relation, auto_cdc._names().changes_suffix) -%}
-  {%- if execute and load_relation(changes) is none -%}
-    {%- do exceptions.raise_compiler_error("auto_cdc.table_changes: " ~ relation ~ " has no change feed (set change_data_feed: true on its model and run it)") -%}
-  {%- endif -%}
-  {%- set where = '_commit_version >= ' ~ start_version ~ (' and _commit_version <= ' ~ end_version if end_version is not none else '') -%}
-  {{- return(adapter.dispatch('_changes_from_item', 'auto_cdc')(changes, where)) -}}
-{%- endmacro %}
-
-{#- A subquery in FROM: DuckDB, Spark and PostgreSQL 16+ accept it with or without an alias. -#}
-{% macro default___changes_from_item(changes, where) -%}
-  {{- return('(select * from ' ~ changes ~ ' where ' ~ where ~ ')') -}}
-{%- endmacro %}
-
-{#- PostgreSQL before 16 rejects a subquery in FROM without an alias, and one rendered with an alias
-    would reject the caller's own. A function call in FROM needs none and takes one: unnest() of an
-    array of the changes table's rows expands to that table's columns, in order. (It holds the
-    selected rows in one array, so 16+ keeps the plain subquery.) -#}
-{% macro postgres___changes_from_item(changes, where) -%}
-  {%- set version = run_query('show server_version_num').columns[0].values()[0] | int if execute else 160000 -%}
-  {%- if version >= 160000 -%}
-    {{- return(auto_cdc.default___changes_from_item(changes, where)) -}}
-  {%- endif -%}
-  {%- set row = auto_cdc._alias('row') -%}
-  {{- return('unnest(array(select ' ~ row ~ ' from ' ~ changes ~ ' ' ~ row ~ ' where ' ~ where ~ '))') -}}
-{%- endmacro %}

@@ -21,16 +21,7 @@
   known when; they take no hand edits (README).
 -#}
 {% macro fold_target_edits(args, run_id) %}
-  {{ return(adapter.dispatch('fold_target_edits', 'auto_cdc')(args, run_id)) }}
-{% endmacro %}
-
-{#- Spark on parquet: tables take no UPDATE or DELETE, so hand edits cannot happen (README "Spark"). -#}
-{% macro spark__fold_target_edits(args, run_id) %}
-  {{ return(0) }}
-{% endmacro %}
-
-{% macro default__fold_target_edits(args, run_id) %}
-  {%- if args.cfg.scd == 'bitemporal' -%}{{ return(0) }}{%- endif -%}
+  {%- if args.cfg.scd == 'bitemporal' or not auto_cdc.takes_hand_edits() -%}{{ return(0) }}{%- endif -%}
   {%- set cfg = args.cfg -%}
   {%- set n = auto_cdc._names() -%}
   {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.recorded, auto_cdc.desired_rows_sql(args))) %}
@@ -227,22 +218,3 @@ where not exists (
     {%- endfor %}
       '{{ kind }}' as {{ auto_cdc._q(auto_cdc._names().op) }}
 {%- endmacro %}
-
-
-{#- One field of a __START_AT / __END_AT value: the value itself for a one-column sequence. -#}
-{% macro seq_field_sql(expr, field, args) %}
-  {%- if args.cfg.seq_columns | length == 1 -%}
-    {{ return(expr) }}
-  {%- endif -%}
-  {{ return(adapter.dispatch('seq_field_sql', 'auto_cdc')(expr, field)) }}
-{% endmacro %}
-
-{#- DuckDB: STRUCT field access. -#}
-{% macro default__seq_field_sql(expr, field) %}
-  {{ return(expr ~ '.' ~ auto_cdc._q(field)) }}
-{% endmacro %}
-
-{#- Postgres: a composite value's field needs the value in parentheses. -#}
-{% macro postgres__seq_field_sql(expr, field) %}
-  {{ return('(' ~ expr ~ ').' ~ auto_cdc._q(field)) }}
-{% endmacro %}

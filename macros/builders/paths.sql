@@ -19,55 +19,6 @@
   output columns) replay every affected key.
 -#}
 
-{#- Does this run classify its keys into the two paths? -#}
-{% macro fast_path_applies(args) %}
-  {{ return(adapter.dispatch('fast_path_applies', 'auto_cdc')(args)) }}
-{% endmacro %}
-
-{% macro default__fast_path_applies(args) %}
-  {%- set cfg = args.cfg -%}
-  {%- if cfg.scd not in [1, 2] or cfg.columns_to_update or cfg.ignore_null -%}{{ return(false) }}{%- endif -%}
-  {#- SCD2 continues the open version from its row, whose __START_AT stands for its sequence: a
-      sequence column shown in the row would not -#}
-  {%- for c in cfg.seq_columns if cfg.scd == 2 and c in args.output -%}{{ return(false) }}{%- endfor -%}
-  {{ return(true) }}
-{% endmacro %}
-
-{#- Spark on parquet: every affected key is replayed and its buckets rewritten (adapters/spark.sql). -#}
-{% macro spark__fast_path_applies(args) %}
-  {{ return(false) }}
-{% endmacro %}
-
-
-{#- Does a run whose batch holds no new event stop after recording itself? -#}
-{% macro skips_empty_runs() %}
-  {{ return(adapter.dispatch('skips_empty_runs', 'auto_cdc')()) }}
-{% endmacro %}
-
-{% macro default__skips_empty_runs() %}
-  {{ return(true) }}
-{% endmacro %}
-
-{#- Spark on parquet: a run also recomputes the keys of events a killed run left in the log. -#}
-{% macro spark__skips_empty_runs() %}
-  {{ return(false) }}
-{% endmacro %}
-
-
-{#- Can an INSERT return the rows it inserted (INSERT ... RETURNING)? -#}
-{% macro insert_returns_rows() %}
-  {{ return(adapter.dispatch('insert_returns_rows', 'auto_cdc')()) }}
-{% endmacro %}
-
-{% macro default__insert_returns_rows() %}
-  {{ return(true) }}
-{% endmacro %}
-
-{% macro spark__insert_returns_rows() %}
-  {{ return(false) }}
-{% endmacro %}
-
-
 {#- The affected keys (affected_keys_sql), each with __auto_cdc_fast: does it take the fast path? -#}
 {% macro classified_keys_sql(args) %}
   {%- set cfg = args.cfg -%}

@@ -81,39 +81,3 @@ from staged
 where {{ op }} = 'snapshot'
 {%- endif %}
 {% endmacro %}
-
-
-{#-
-  R5 COLUMNS TO UPDATE: an array of column names (or a comma-separated string) normalised to
-  ',a,b,': lower case, trimmed, sorted, without duplicates, so that two events listing the same
-  columns in another order are the same event. NULL stays NULL (the upsert writes every column).
--#}
-{% macro columns_to_update_sql(expr, is_list) %}
-  {{ return(adapter.dispatch('columns_to_update_sql', 'auto_cdc')(expr, is_list)) }}
-{% endmacro %}
-
-{% macro default__columns_to_update_sql(expr, is_list) -%}
-  {%- set items = expr if is_list else 'string_to_array(' ~ expr ~ ", ',')" -%}
-case when {{ expr }} is null then null else ',' || coalesce((
-  select string_agg(distinct lower(btrim(u.s)), ',' order by lower(btrim(u.s)))
-  from unnest({{ items }}) as u(s)
-  where btrim(u.s) <> ''
-), '') || ',' end
-{%- endmacro %}
-
-{#- DuckDB: list functions instead of a correlated subquery over unnest. -#}
-{% macro duckdb__columns_to_update_sql(expr, is_list) -%}
-  {%- set items = expr if is_list else 'string_split(' ~ expr ~ ", ',')" -%}
-case when {{ expr }} is null then null else ',' || coalesce(array_to_string(list_sort(list_distinct(list_filter(
-  list_transform({{ items }}, lambda s: lower(trim(s))), lambda s: s <> ''))), ','), '') || ',' end
-{%- endmacro %}
-
-
-{#- The column names of a normalised columns_to_update value, one row each. -#}
-{% macro split_names_sql(expr) %}
-  {{ return(adapter.dispatch('split_names_sql', 'auto_cdc')(expr)) }}
-{% endmacro %}
-
-{% macro default__split_names_sql(expr) -%}
-unnest(string_to_array(substr({{ expr }}, 2, length({{ expr }}) - 2), ','))
-{%- endmacro %}

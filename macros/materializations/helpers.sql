@@ -50,53 +50,6 @@
 {% endmacro %}
 
 
-{#- Drop this run's temp relations. `leftover`: at the start of a run, those a failed run may have left;
-    engines whose temp tables cannot outlive their run (Postgres: ON COMMIT DROP) or are replaced on
-    creation (DuckDB: CREATE OR REPLACE) need nothing then. -#}
-{% macro _drop_temp_relations(temp, leftover=false) %}
-  {{ return(adapter.dispatch('drop_temp_relations', 'auto_cdc')(temp, leftover)) }}
-{% endmacro %}
-
-{% macro default__drop_temp_relations(temp, leftover) %}
-  {%- for rel in temp.values() -%}
-    {% do auto_cdc._run_sql(auto_cdc.drop_temp_table_sql(rel)) %}
-  {%- endfor -%}
-{% endmacro %}
-
-{#- DuckDB: temp tables belong to the connection, and dbt-duckdb gives each node its own connection
-    (a cursor of the database) and closes it when the node is done, which drops them. -#}
-{% macro duckdb__drop_temp_relations(temp, leftover) %}
-{% endmacro %}
-
-{#- Postgres: the run's temp tables are dropped by its commit (or rollback). -#}
-{% macro postgres__drop_temp_relations(temp, leftover) %}
-{% endmacro %}
-
-
-{% macro create_temp_table_sql(relation, sql) %}
-  {{ return(adapter.dispatch('create_temp_table_sql', 'auto_cdc')(relation, sql)) }}
-{% endmacro %}
-
-{% macro default__create_temp_table_sql(relation, sql) %}
-create temporary table {{ adapter.quote(relation.identifier) }} as
-{{ sql }}
-{% endmacro %}
-
-{#- DuckDB: a temp table left by an earlier run on this connection is replaced. -#}
-{% macro duckdb__create_temp_table_sql(relation, sql) %}
-create or replace temporary table {{ adapter.quote(relation.identifier) }} as
-{{ sql }}
-{% endmacro %}
-
-{#- Postgres: autovacuum never analyzes temporary tables; without statistics the planner guesses their
-    size and scans the target and the log instead of using their key indexes. -#}
-{% macro postgres__create_temp_table_sql(relation, sql) %}
-create temporary table {{ adapter.quote(relation.identifier) }} on commit drop as
-{{ sql }};
-analyze {{ relation }}
-{% endmacro %}
-
-
 {% macro drop_temp_table_sql(relation) %}
   {{ return(adapter.dispatch('drop_temp_table_sql', 'auto_cdc')(relation)) }}
 {% endmacro %}
@@ -105,94 +58,6 @@ analyze {{ relation }}
 drop table if exists {{ relation }}
 {% endmacro %}
 
-
-{#- Column name -> type of a query's result. -#}
-{% macro _column_types(sql) %}
-  {{ return(adapter.dispatch('column_types', 'auto_cdc')(sql)) }}
-{% endmacro %}
-
-{% macro default__column_types(sql) %}
-  {%- set types = {} -%}
-  {%- for col in get_column_schema_from_query(sql) -%}
-    {%- do types.update({col.name: col.data_type}) -%}
-  {%- endfor -%}
-  {{ return(types) }}
-{% endmacro %}
-
-{#- Postgres: a cursor's description has no length or precision (varchar(10) reads as varchar);
-    the catalog's format_type of a temporary view over the query has them. -#}
-{% macro postgres__column_types(sql) %}
-  {%- set view = 'pg_temp.' ~ auto_cdc._q(auto_cdc._names().internal_prefix ~ 'types') -%}
-  {% do auto_cdc._run_sql('create or replace temporary view ' ~ view ~ ' as ' ~ sql) %}
-  {%- set types = {} -%}
-  {%- for row in auto_cdc._query("select attname, format_type(atttypid, atttypmod) from pg_attribute where attrelid = '"
-        ~ view ~ "'::regclass and attnum > 0 and not attisdropped order by attnum").rows -%}
-    {%- do types.update({row[0]: row[1]}) -%}
-  {%- endfor -%}
-  {% do auto_cdc._run_sql('drop view ' ~ view) %}
-  {{ return(types) }}
-{% endmacro %}
-
-{#- DuckDB: DESCRIBE gives the full type (decimal precision, STRUCT fields). -#}
-{% macro duckdb__column_types(sql) %}
-  {%- set types = {} -%}
-  {%- for row in auto_cdc._query('describe ' ~ sql).rows -%}
-    {%- do types.update({row[0]: row[1]}) -%}
-  {%- endfor -%}
-  {{ return(types) }}
-{% endmacro %}
-
-
-{#- The model query's column names, and (as `types`) the column types of it ('source') and of the
-    given relations ({name: relation}) where one query can read them all; otherwise `types` is none
-    and _plan_schema_changes reads them later. -#}
-{% macro _source_columns(sql, relations) %}
-  {{ return(adapter.dispatch('source_columns', 'auto_cdc')(sql, relations)) }}
-{% endmacro %}
-
-{% macro default__source_columns(sql, relations) %}
-  {{ return({'names': get_columns_in_query(sql), 'types': none}) }}
-{% endmacro %}
-
-{#- DuckDB: DESCRIBE of the query and duckdb_columns() of the relations, in one query. -#}
-{% macro duckdb__source_columns(sql, relations) %}
-  {%- set names = ['source'] + (relations.keys() | list) -%}
-  {%- set query -%}
-select 0 as r, column_name, column_type, row_number() over () as i
-from (describe (select * from (
-{{ sql }}
-) as {{ auto_cdc._alias('source') }}))
-    {%- if relations %}
-union all
-{{ auto_cdc._duckdb_relation_types_sql(relations, 1) }}
-    {%- endif %}
-order by r, i
-  {%- endset -%}
-  {%- set types = auto_cdc._types_by_relation(names, auto_cdc._query(query).rows) -%}
-  {{ return({'names': types.source.keys() | list, 'types': types}) }}
-{% endmacro %}
-
-{#- Column name -> type of each of several relations ({name: relation}), in column order, in one
-    query where the engine's catalog allows it. -#}
-{% macro _relation_types(relations, before=none) %}
-  {{ return(adapter.dispatch('relation_types', 'auto_cdc')(relations, before)) }}
-{% endmacro %}
-
-{#- `before`: a statement to run first (in the same round trip where the engine allows). -#}
-{% macro default__relation_types(relations, before) %}
-  {%- if before -%}{% do auto_cdc._run_sql(before) %}{%- endif -%}
-  {%- set out = {} -%}
-  {%- for name, rel in relations.items() -%}
-    {%- do out.update({name: auto_cdc._column_types('select * from ' ~ rel)}) -%}
-  {%- endfor -%}
-  {{ return(out) }}
-{% endmacro %}
-
-{#- The same type names as DESCRIBE, from duckdb_columns(). -#}
-{% macro duckdb__relation_types(relations, before) %}
-  {%- set sql = auto_cdc._duckdb_relation_types_sql(relations, 0) ~ '\norder by r, i' -%}
-  {{ return(auto_cdc._types_by_relation(relations.keys() | list, (auto_cdc._run_then_query(before, sql) if before else auto_cdc._query(sql)).rows)) }}
-{% endmacro %}
 
 {#- (r, column name, type, i): r numbers the relations from `first`, i orders their columns. -#}
 {% macro _duckdb_relation_types_sql(relations, first) %}
@@ -205,24 +70,6 @@ select r, column_name, data_type, column_index as i from (
   select case {{ cases | join(' ') }} end as r, column_name, data_type, column_index from duckdb_columns()
 ) c where r is not null
 {%- endmacro %}
-
-{#- The same type names as format_type (with lengths and precision), from pg_attribute. -#}
-{% macro postgres__relation_types(relations, before) %}
-  {%- set names = relations.keys() | list -%}
-  {%- set cases = [] -%}{%- set oids = [] -%}
-  {%- for name in names -%}
-    {%- set oid = "to_regclass('" ~ (relations[name] | string | replace("'", "''")) ~ "')" -%}
-    {%- do oids.append(oid) -%}
-    {%- do cases.append("when " ~ oid ~ " then " ~ loop.index0) -%}
-  {%- endfor -%}
-  {%- set sql -%}
-select r, attname, format_type(atttypid, atttypmod) from (
-  select case attrelid {{ cases | join(' ') }} end as r, attname, atttypid, atttypmod, attnum
-  from pg_attribute where attrelid in ({{ oids | join(', ') }}) and attnum > 0 and not attisdropped
-) a where r is not null order by r, attnum
-  {%- endset -%}
-  {{ return(auto_cdc._types_by_relation(names, (auto_cdc._run_then_query(before, sql) if before else auto_cdc._query(sql)).rows)) }}
-{% endmacro %}
 
 {% macro _types_by_relation(names, rows) %}
   {%- set out = {} -%}
@@ -261,31 +108,6 @@ select r, attname, format_type(atttypid, atttypmod) from (
 {% endmacro %}
 
 
-{% macro create_log_sql(args) %}
-  {{ return(adapter.dispatch('create_log_sql', 'auto_cdc')(args)) }}
-{% endmacro %}
-
-{% macro default__create_log_sql(args) %}
-  {%- set n = auto_cdc._names() -%}
-create table {{ args.log }} as
-select {{ auto_cdc._cols(args.cfg.stored) }}, {{ auto_cdc._q(n.op) }}, cast(0 as {{ dbt.type_bigint() }}) as {{ auto_cdc._q(n.run) }},
-  cast(null as {{ dbt.type_boolean() }}) as {{ auto_cdc._q(n.edit) }}
-from {{ args.batch }}
-where 1 = 0
-{% endmacro %}
-
-
-{#- A permanent table from a query (the run log, the change feed); Spark says which file format. -#}
-{% macro create_table_as_sql(relation, sql) %}
-  {{ return(adapter.dispatch('create_table_as_sql', 'auto_cdc')(relation, sql)) }}
-{% endmacro %}
-
-{% macro default__create_table_as_sql(relation, sql) %}
-create table {{ relation }} as
-{{ sql }}
-{% endmacro %}
-
-
 {#- One row per run: what it read, what it applied, how far its cursor reached. -#}
 {% macro create_runs_sql(args) %}
   {{ return(adapter.dispatch('create_runs_sql', 'auto_cdc')(args)) }}
@@ -312,66 +134,6 @@ from {{ args.batch }}
 where 1 = 0
   {%- endset -%}
   {{ return(auto_cdc.create_table_as_sql(args.runs, sql)) }}
-{% endmacro %}
-
-
-{% macro create_target_sql(args) %}
-  {{ return(adapter.dispatch('create_target_sql', 'auto_cdc')(args)) }}
-{% endmacro %}
-
-{% macro default__create_target_sql(args) %}
-create table {{ args.target }} as
-select * from {{ args.desired }} where 1 = 0
-{% endmacro %}
-
-
-{#- Statistics for tables the run has just filled (the first run's target and log). -#}
-{% macro analyze_relations(relations) %}
-  {{ return(adapter.dispatch('analyze_relations', 'auto_cdc')(relations)) }}
-{% endmacro %}
-
-{% macro default__analyze_relations(relations) %}
-{% endmacro %}
-
-{#- Postgres: autovacuum analyzes a new table only later; until then the planner guesses its size and
-    scans it whole instead of using the key indexes. -#}
-{% macro postgres__analyze_relations(relations) %}
-  {%- for relation in relations -%}
-    {% do auto_cdc._run_sql('analyze ' ~ relation) %}
-  {%- endfor -%}
-{% endmacro %}
-
-
-{#- Indexes where the engine uses them for the apply's lookups by key. -#}
-{% macro create_key_indexes(args) %}
-  {{ return(adapter.dispatch('create_key_indexes', 'auto_cdc')(args)) }}
-{% endmacro %}
-
-{#- DuckDB scans columns with zone maps; an ART index would only slow the appends. -#}
-{% macro default__create_key_indexes(args) %}
-{% endmacro %}
-
-{#- Postgres: the apply joins the log and the target on the key (and the log on the sequence). -#}
-{% macro postgres__create_key_indexes(args) %}
-  {%- set n = auto_cdc._names() -%}
-  {% do auto_cdc._run_sql('create index on ' ~ args.log ~ ' (' ~ auto_cdc._cols(args.cfg.key_columns + args.cfg.seq_columns) ~ ')') %}
-  {#- SCD1 looks up the last truncate every run: a partial index keeps that from scanning the log -#}
-  {% do auto_cdc._run_sql('create index on ' ~ args.log ~ ' (' ~ auto_cdc._cols(args.cfg.seq_columns) ~ ') where '
-        ~ auto_cdc._q(n.op) ~ " = '" ~ n.truncate ~ "'") %}
-  {% do auto_cdc._run_sql('create index on ' ~ args.target ~ ' (' ~ auto_cdc._cols(args.cfg.key_columns) ~ ')') %}
-{% endmacro %}
-
-
-{#- The run's new events into the log. -#}
-{% macro append_to_log_sql(args, run_id) %}
-  {{ return(adapter.dispatch('append_to_log_sql', 'auto_cdc')(args, run_id)) }}
-{% endmacro %}
-
-{% macro default__append_to_log_sql(args, run_id) %}
-  {%- set n = auto_cdc._names() -%}
-insert into {{ args.log }} ({{ auto_cdc._cols(args.stored) }}, {{ auto_cdc._q(n.op) }}, {{ auto_cdc._q(n.run) }})
-select {{ auto_cdc._cols(args.stored) }}, {{ auto_cdc._q(n.op) }}, {{ run_id }}
-from {{ args.new }}
 {% endmacro %}
 
 
@@ -499,24 +261,6 @@ select
 {% endmacro %}
 
 
-{#- Whether the target's table format can take the planned changes (columns dropped, types widened);
-    raises a clear error before anything is written when it cannot. -#}
-{% macro check_schema_changes(dropped, widened) %}
-  {{ return(adapter.dispatch('check_schema_changes', 'auto_cdc')(dropped, widened)) }}
-{% endmacro %}
-
-{% macro default__check_schema_changes(dropped, widened) %}{% endmacro %}
-
-
-{% macro add_column_sql(relation, column, type) %}
-  {{ return(adapter.dispatch('add_column_sql', 'auto_cdc')(relation, column, type)) }}
-{% endmacro %}
-
-{% macro default__add_column_sql(relation, column, type) -%}
-alter table {{ relation }} add column {{ auto_cdc._q(column) }} {{ type }}
-{%- endmacro %}
-
-
 {#-
   Target columns whose source type has widened (int to bigint, varchar(10) to varchar(20), a
   decimal's precision): target column -> the type both old and new values fit in, the type the
@@ -545,51 +289,4 @@ alter table {{ relation }} add column {{ auto_cdc._q(column) }} {{ type }}
   {%- set widen = {} -%}
   {%- for c in changed if (both[c] | lower) != (before[c] | lower) -%}{%- do widen.update({c: both[c]}) -%}{%- endfor -%}
   {{ return(widen) }}
-{% endmacro %}
-
-
-{#-
-  Concurrent runs of one model (README "Guarantees"): the run holds its model's lock from its first
-  statement to its commit, so a second run of the same model waits, then applies only what the first
-  did not (R2). Called first thing after the outside-transaction pre-hooks, before the relations are
-  looked up: dbt's relation cache was filled when the invocation started, so once the lock is held
-  the cache is brought up to date for the target and its bookkeeping, which the other run may have
-  created or dropped meanwhile.
--#}
-{% macro lock_model(relation) %}
-  {{ return(adapter.dispatch('lock_model', 'auto_cdc')(relation)) }}
-{% endmacro %}
-
-{#- DuckDB: a database file is open in one process at a time (DuckDB's file lock), and one dbt
-    invocation never runs a model twice, so two runs of one model cannot overlap. -#}
-{% macro default__lock_model(relation) %}
-{% endmacro %}
-
-{#- Postgres: the model's lock (locking.sql), then dbt's cache brought up to date. -#}
-{% macro postgres__lock_model(relation) %}
-  {%- set n = auto_cdc._names() -%}
-  {% do auto_cdc.take_model_lock(relation, model.name, config.get('lock_timeout', '1h'), config.get('statement_timeout')) %}
-  {%- set names = [relation.identifier] -%}
-  {%- for suffix in [n.log_suffix, n.runs_suffix, n.changes_suffix] -%}
-    {%- do names.append(auto_cdc._side_relation(relation, suffix).identifier) -%}
-  {%- endfor -%}
-  {%- set quoted = [] -%}
-  {%- for name in names -%}{%- do quoted.append("'" ~ (name | replace("'", "''")) ~ "'") -%}{%- endfor -%}
-  {%- set found = {} -%}
-  {#- a hand edit of the target waits for this run's commit (locking.sql); the lock and the lookup in
-      one round trip -#}
-  {%- for row in auto_cdc._run_then_query(auto_cdc._lock_target_sql(relation, model.name),
-        "select c.relname, c.relkind from pg_class c join pg_namespace s on s.oid = c.relnamespace "
-        ~ "where s.nspname = '" ~ (relation.schema | replace("'", "''")) ~ "' and c.relname in (" ~ (quoted | join(', ')) ~ ")").rows -%}
-    {%- do found.update({row[0]: 'view' if row[1] in ['v', 'm'] else 'table'}) -%}
-  {%- endfor -%}
-  {%- for name in names -%}
-    {%- set rel = relation.incorporate(path={'identifier': name}) -%}
-    {%- set cached = load_cached_relation(rel) -%}
-    {%- if name in found and cached is none -%}
-      {%- do adapter.cache_added(rel.incorporate(type=found[name])) -%}
-    {%- elif name not in found and cached is not none -%}
-      {%- do adapter.cache_dropped(cached) -%}
-    {%- endif -%}
-  {%- endfor -%}
 {% endmacro %}

@@ -104,6 +104,24 @@ def test_tooling_tests_and_scripts_cite_no_document_the_repository_does_not_hold
     assert offending_lines(paths) == []
 
 
+def test_every_engine_override_sits_beside_its_default_in_macros_dialect():
+    """A hook an engine overrides is read in one place: its dispatcher, default__ and every override in
+    one file of macros/dialect/."""
+    where: dict[str, list[str]] = {}
+    for path in (REPO / "macros").rglob("*.sql"):
+        for name in re.findall(r"macro\s+([A-Za-z_0-9]+)\s*\(", path.read_text()):
+            where.setdefault(name, []).append(str(path.relative_to(REPO)))
+    overridden = {name.split("__", 1)[1] for name in where if name.split("__", 1)[0] in ("duckdb", "postgres", "spark")}
+    assert overridden, "no engine override found"
+    misplaced = {}
+    for hook in overridden:
+        names = [n for n in where if n in (f"default__{hook}", f"duckdb__{hook}", f"postgres__{hook}", f"spark__{hook}")]
+        files = {f for n in names for f in where[n]}
+        if len(files) != 1 or not next(iter(files)).startswith("macros/dialect/"):
+            misplaced[hook] = sorted(files)
+    assert misplaced == {}, "overrides not side by side with their default in macros/dialect/"
+
+
 def test_contributing_page_lists_every_dispatch_hook():
     dispatched = {name for path in (REPO / "macros").rglob("*.sql")
                   for name in re.findall(r"adapter\.dispatch\(\s*'([a-z_0-9]+)'", path.read_text())}

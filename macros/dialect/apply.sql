@@ -1,0 +1,339 @@
+{#-
+  The apply's statements where an engine writes differently (Spark's parquet tables take no UPDATE,
+  DELETE or MERGE), and what an engine's apply can do (the fast path, skipping empty runs).
+  Each hook: its dispatcher, `default__` (what DuckDB and Postgres share unless they override it), then
+  the engines' overrides, each saying how its dialect differs. docs/contributing.md lists them all.
+-#}
+
+
+{#- Does this run classify its keys into the two paths? -#}
+{% macro fast_path_applies(args) %}
+  {{ return(adapter.dispatch('fast_path_applies', 'auto_cdc')(args)) }}
+{% endmacro %}
+
+{% macro default__fast_path_applies(args) %}
+  {%- set cfg = args.cfg -%}
+  {%- if cfg.scd not in [1, 2] or cfg.columns_to_update or cfg.ignore_null -%}{{ return(false) }}{%- endif -%}
+  {#- SCD2 continues the open version from its row, whose __START_AT stands for its sequence: a
+      sequence column shown in the row would not -#}
+  {%- for c in cfg.seq_columns if cfg.scd == 2 and c in args.output -%}{{ return(false) }}{%- endfor -%}
+  {{ return(true) }}
+{% endmacro %}
+
+{#- Spark on parquet: every affected key is replayed and its buckets rewritten (macros/adapters/spark.sql). -#}
+{% macro spark__fast_path_applies(args) %}
+  {{ return(false) }}
+{% endmacro %}
+
+
+{#- Does a run whose batch holds no new event stop after recording itself? -#}
+{% macro skips_empty_runs() %}
+  {{ return(adapter.dispatch('skips_empty_runs', 'auto_cdc')()) }}
+{% endmacro %}
+
+{% macro default__skips_empty_runs() %}
+  {{ return(true) }}
+{% endmacro %}
+
+{#- Spark on parquet: a run also recomputes the keys of events a killed run left in the log. -#}
+{% macro spark__skips_empty_runs() %}
+  {{ return(false) }}
+{% endmacro %}
+
+
+{#- Can an INSERT return the rows it inserted (INSERT ... RETURNING)? -#}
+{% macro insert_returns_rows() %}
+  {{ return(adapter.dispatch('insert_returns_rows', 'auto_cdc')()) }}
+{% endmacro %}
+
+{% macro default__insert_returns_rows() %}
+  {{ return(true) }}
+{% endmacro %}
+
+{% macro spark__insert_returns_rows() %}
+  {{ return(false) }}
+{% endmacro %}
+
+
+{#- The batch's events the log does not hold yet, above the model's horizon (compact.sql). -#}
+{% macro new_events_sql(args) %}
+  {{ return(auto_cdc.above_horizon_sql(args, adapter.dispatch('new_events_sql', 'auto_cdc')(args))) }}
+{% endmacro %}
+
+{% macro default__new_events_sql(args) %}
+  {%- set cfg = args.cfg -%}
+  {%- set n = auto_cdc._names() -%}
+  {%- set op = auto_cdc._q(n.op) -%}
+  {%- if cfg.scd == 'bitemporal' -%}
+    {{ return(auto_cdc._new_bitemporal_events_sql(args)) }}
+  {%- endif -%}
+{#- DuckDB builds an anti-join's hash table on its subquery, the whole log; an inner join builds it on
+    the smaller side (the batch) and only probes the log: the events already logged are found by a join
+    first, then the batch is anti-joined with those few. Each anti-join joins on all the columns that
+    identify its events (key and sequence; a truncate's sequence): a key test inside an OR would leave
+    the sequence alone as the join key, and a re-read batch whose events share one sequence value would
+    then compare every event with every logged one. -#}
+with logged as (
+  select distinct {{ auto_cdc._cols(cfg.key_columns + cfg.seq_columns, 'b') }}, b.{{ op }}
+  from {{ args.batch }} b
+  join {{ args.log }} l
+    on {{ auto_cdc._eq(cfg.key_columns + cfg.seq_columns, 'l', 'b') }}
+  where b.{{ op }} <> '{{ n.truncate }}'
+    and l.{{ op }} in ('{{ n.upsert }}', '{{ n.delete }}') and l.{{ auto_cdc._q(n.edit) }} is not true
+  union all
+  select distinct {{ auto_cdc._cols(cfg.key_columns + cfg.seq_columns, 'b') }}, b.{{ op }}
+  from {{ args.batch }} b
+  join {{ args.log }} l on {{ auto_cdc._eq(cfg.seq_columns, 'l', 'b') }}
+  where b.{{ op }} = '{{ n.truncate }}' and l.{{ op }} = '{{ n.truncate }}'
+)
+select distinct {{ auto_cdc._cols(args.stored, 'b') }}, b.{{ op }}
+from {{ args.batch }} b
+where not exists (
+  select 1 from logged g
+  where {{ auto_cdc._eq(cfg.key_columns + cfg.seq_columns, 'g', 'b') }}
+    and g.{{ op }} <> '{{ n.truncate }}' and b.{{ op }} <> '{{ n.truncate }}'
+)
+and not exists (
+  select 1 from logged g
+  where {{ auto_cdc._eq(cfg.seq_columns, 'g', 'b') }}
+    and g.{{ op }} = '{{ n.truncate }}' and b.{{ op }} = '{{ n.truncate }}'
+)
+{% endmacro %}
+
+{#- default__new_events_sql with reserved aliases (see the top of this file). -#}
+{% macro spark__new_events_sql(args) %}
+  {%- set cfg = args.cfg -%}
+  {%- set n = auto_cdc._names() -%}
+  {%- set op = auto_cdc._q(n.op) -%}
+  {%- set b, l = auto_cdc._alias('b'), auto_cdc._alias('l') -%}
+  {%- if cfg.scd == 'bitemporal' -%}
+    {%- set st = auto_cdc._q(cfg.system_seq) -%}
+    {%- set rest = [] -%}
+    {%- for c in args.stored if c != cfg.system_seq -%}{%- do rest.append(c) -%}{%- endfor -%}
+select {{ auto_cdc._cols(args.stored, b) }}, {{ b }}.{{ op }}
+from (
+  select {{ auto_cdc._cols(rest) }}, {{ op }}, min({{ st }}) as {{ st }}
+  from {{ args.batch }}
+  group by {{ auto_cdc._cols(rest) }}, {{ op }}
+) {{ b }}
+where not exists (
+  select 1 from {{ args.log }} {{ l }}
+  where {{ auto_cdc._eq(cfg.key_columns + cfg.seq_columns, l, b) }} and {{ l }}.{{ st }} <= {{ b }}.{{ st }}
+)
+  {%- else -%}
+select distinct {{ auto_cdc._cols(args.stored, b) }}, {{ b }}.{{ op }}
+from {{ args.batch }} {{ b }}
+where not exists (
+    select 1 from {{ args.log }} {{ l }}
+    where {{ l }}.{{ op }} <> '{{ n.truncate }}'
+      and {{ auto_cdc._eq(cfg.key_columns + cfg.seq_columns, l, b) }}
+  )
+  and not exists (
+    select 1 from {{ args.log }} {{ l }}
+    where {{ b }}.{{ op }} = '{{ n.truncate }}' and {{ l }}.{{ op }} = '{{ n.truncate }}'
+      and {{ auto_cdc._eq(cfg.seq_columns, l, b) }}
+  )
+  {%- endif -%}
+{% endmacro %}
+
+
+{% macro affected_keys_sql(args) %}
+  {{ return(adapter.dispatch('affected_keys_sql', 'auto_cdc')(args)) }}
+{% endmacro %}
+
+{% macro default__affected_keys_sql(args) %}
+  {%- set cfg = args.cfg -%}
+  {%- set n = auto_cdc._names() -%}
+  {%- set op = auto_cdc._q(n.op) -%}
+select distinct {{ auto_cdc._cols(cfg.key_columns) }}
+from {{ args.new }}
+where {{ op }} <> '{{ n.truncate }}'
+union
+select distinct {{ auto_cdc._cols(cfg.key_columns) }}
+from {{ args.log }}
+where {{ op }} in ('{{ n.upsert }}', '{{ n.delete }}')
+  and exists (select 1 from {{ args.new }} where {{ op }} = '{{ n.truncate }}')
+{%- if args.incremental %}
+{#- with the keys only the target has (inserted by hand) -#}
+union
+select distinct {{ auto_cdc._cols(cfg.key_columns) }}
+from {{ args.target }}
+where exists (select 1 from {{ args.new }} where {{ op }} = '{{ n.truncate }}')
+{%- endif %}
+{% endmacro %}
+
+{#- Crash recovery on parquet (no transaction, R8 does not hold): events a killed run appended to
+    the log carry the run id that run would have had, which is this run's (its row in the run log was
+    never written). Their keys are affected again, so the target is recomputed for them even though
+    their events are no longer new. -#}
+{% macro spark__affected_keys_sql(args) %}
+  {%- set cfg = args.cfg -%}
+  {%- set n = auto_cdc._names() -%}
+  {%- set op = auto_cdc._q(n.op) -%}
+  {%- set this_run = '(select coalesce(max(run_id), 0) + 1 from ' ~ args.runs ~ ')' -%}
+{{ auto_cdc.default__affected_keys_sql(args) }}
+union
+select distinct {{ auto_cdc._cols(cfg.key_columns) }}
+from {{ args.log }}
+where {{ op }} <> '{{ n.truncate }}'
+  and ({{ auto_cdc._q(n.run) }} = {{ this_run }}
+       or exists (select 1 from {{ args.log }} where {{ op }} = '{{ n.truncate }}' and {{ auto_cdc._q(n.run) }} = {{ this_run }}))
+{% endmacro %}
+
+
+{#- The target's rows of the affected keys, read once (incremental runs: the first run has no target). -#}
+{% macro held_rows_sql(args) %}
+  {{ return(adapter.dispatch('held_rows_sql', 'auto_cdc')(args)) }}
+{% endmacro %}
+
+{% macro default__held_rows_sql(args) %}
+select {{ auto_cdc._cols(args.target_columns, 't') }}
+  {%- if args.get('fast_path') %}, a.{{ auto_cdc._q(auto_cdc._names().fast) }}{% endif %}
+from {{ args.target }} t
+join {{ args.affected }} a on {{ auto_cdc._eq(args.cfg.key_columns, 't', 'a') }}
+{% endmacro %}
+
+{#- The affected keys' target rows, read from their buckets only (a literal list prunes the rest). -#}
+{% macro spark__held_rows_sql(args) %}
+  {%- set n = auto_cdc._names() -%}
+  {% do auto_cdc._spark_settings() %}
+  {%- set buckets = auto_cdc._spark_bucket_list('select distinct ' ~ auto_cdc._spark_bucket_expr(args) ~ ' from ' ~ args.affected) -%}
+{{ auto_cdc.default__held_rows_sql(args) }}
+where t.{{ auto_cdc._q(n.bucket) }} in ({{ (buckets or [-1]) | join(', ') }})
+{% endmacro %}
+
+
+{#- The run's new events into the log. -#}
+{% macro append_to_log_sql(args, run_id) %}
+  {{ return(adapter.dispatch('append_to_log_sql', 'auto_cdc')(args, run_id)) }}
+{% endmacro %}
+
+{% macro default__append_to_log_sql(args, run_id) %}
+  {%- set n = auto_cdc._names() -%}
+insert into {{ args.log }} ({{ auto_cdc._cols(args.stored) }}, {{ auto_cdc._q(n.op) }}, {{ auto_cdc._q(n.run) }})
+select {{ auto_cdc._cols(args.stored) }}, {{ auto_cdc._q(n.op) }}, {{ run_id }}
+from {{ args.new }}
+{% endmacro %}
+
+{% macro spark__append_to_log_sql(args, run_id) %}
+  {%- set n = auto_cdc._names() -%}
+insert into {{ args.log }} ({{ auto_cdc._cols(args.stored) }}, {{ auto_cdc._q(n.op) }}, {{ auto_cdc._q(n.run) }}, {{ auto_cdc._q(n.bucket) }})
+select {{ auto_cdc._cols(args.stored) }}, {{ auto_cdc._q(n.op) }}, {{ run_id }}, {{ auto_cdc._spark_bucket_expr(args) }}
+from {{ args.new }}
+{% endmacro %}
+
+
+{#- Step 2: append the new events to the log. Bitemporal: an event learned again at an earlier system
+    time replaces the logged one. -#}
+{% macro log_new_events(args, run_id) %}
+  {{ return(adapter.dispatch('log_new_events', 'auto_cdc')(args, run_id)) }}
+{% endmacro %}
+
+{% macro default__log_new_events(args, run_id) %}
+  {%- if args.cfg.scd == 'bitemporal' -%}
+    {% do auto_cdc._run_sql('delete from ' ~ args.log ~ ' as l using ' ~ args.new ~ ' as b where '
+          ~ auto_cdc._eq(args.cfg.key_columns + args.cfg.seq_columns, 'l', 'b')) %}
+  {%- endif -%}
+  {% do auto_cdc._run_sql(auto_cdc.append_to_log_sql(args, run_id)) %}
+{% endmacro %}
+
+{#- Step 2 on parquet: appends are plain inserts; bitemporal, where a new event replaces a logged
+    one learned later, rewrites the buckets of the new events with the log's other rows plus them
+    (never empty: the new events are in them). -#}
+{% macro spark__log_new_events(args, run_id) %}
+  {%- if args.cfg.scd != 'bitemporal' or auto_cdc._spark_has_merge() -%}
+    {%- if args.cfg.scd == 'bitemporal' -%}
+      {% do auto_cdc._run_sql('merge into ' ~ args.log ~ ' as l using ' ~ args.new ~ ' as b on '
+            ~ auto_cdc._eq(args.cfg.key_columns + args.cfg.seq_columns, 'l', 'b') ~ ' when matched then delete') %}
+    {%- endif -%}
+    {% do auto_cdc._run_sql(auto_cdc.append_to_log_sql(args, run_id)) %}
+    {{ return(none) }}
+  {%- endif -%}
+  {%- set n = auto_cdc._names() -%}
+  {% do auto_cdc._spark_settings() %}
+  {%- set buckets = auto_cdc._spark_bucket_list('select distinct ' ~ auto_cdc._spark_bucket_expr(args) ~ ' from ' ~ args.new) -%}
+  {%- if not buckets -%}{{ return(none) }}{%- endif -%}
+  {%- set columns = args.stored + [n.op, n.run] -%}
+  {%- set l, b = auto_cdc._alias('l'), auto_cdc._alias('b') -%}
+  {%- set sql -%}
+select {{ auto_cdc._cols(columns, l) }}, {{ l }}.{{ auto_cdc._q(n.bucket) }}
+from {{ args.log }} {{ l }}
+where {{ l }}.{{ auto_cdc._q(n.bucket) }} in ({{ buckets | join(', ') }})
+  and not exists (
+    select 1 from {{ args.new }} {{ b }} where {{ auto_cdc._eq(args.cfg.key_columns + args.cfg.seq_columns, l, b) }}
+  )
+union all
+select {{ auto_cdc._cols(args.stored) }}, {{ auto_cdc._q(n.op) }}, {{ run_id }}, {{ auto_cdc._spark_bucket_expr(args) }}
+from {{ args.new }}
+  {%- endset -%}
+  {% do auto_cdc._spark_overwrite_buckets(args.log, columns + [n.bucket], sql, []) %}
+{% endmacro %}
+
+
+{#- Step 5: remove the stale rows from the target and insert the missing ones. -#}
+{% macro write_changes(args) %}
+  {{ return(adapter.dispatch('write_changes', 'auto_cdc')(args)) }}
+{% endmacro %}
+
+{#- One MERGE on the row key (_row_key): a missing row replaces the stale row with its row key (an
+    update) or is inserted; a stale row no missing row replaces is deleted. -#}
+{% macro default__write_changes(args) %}
+  {% do auto_cdc._run_sql(auto_cdc.merge_changes_sql(args)) %}
+{% endmacro %}
+
+{#- Step 5 on parquet: the new contents of every bucket that holds a stale or a missing row (its
+    rows that are not stale, plus the missing rows) are staged in a table, then those buckets are
+    overwritten from it; a bucket left with no row is dropped. With MERGE (delta, iceberg, hudi):
+    delete the stale rows, insert the missing ones. -#}
+{% macro spark__write_changes(args) %}
+  {%- set n = auto_cdc._names() -%}
+  {%- set cols = args.target_columns -%}
+  {%- set keys = args.cfg.key_columns -%}
+  {%- if auto_cdc._spark_has_merge() -%}
+    {% do auto_cdc._run_sql('merge into ' ~ args.target ~ ' as t using ' ~ args.stale ~ ' as s on '
+          ~ auto_cdc._eq(keys, 't', 's') ~ ' and ' ~ auto_cdc._same(cols, 't', 's') ~ ' when matched then delete') %}
+    {% do auto_cdc._run_sql('insert into ' ~ args.target ~ ' (' ~ auto_cdc._cols(cols + [n.bucket]) ~ ') select '
+          ~ auto_cdc._cols(cols) ~ ', ' ~ auto_cdc._spark_bucket_expr(args) ~ ' from ' ~ args.missing) %}
+    {{ return(none) }}
+  {%- endif -%}
+  {% do auto_cdc._spark_settings() %}
+  {%- set buckets = auto_cdc._spark_bucket_list('select ' ~ auto_cdc._spark_bucket_expr(args) ~ ' from ' ~ args.stale
+        ~ ' union select ' ~ auto_cdc._spark_bucket_expr(args) ~ ' from ' ~ args.missing) -%}
+  {%- if not buckets -%}{{ return(none) }}{%- endif -%}
+  {%- set rewrite = auto_cdc._temp_relation(args.target, n.rewrite_suffix) -%}
+  {%- set t, s = auto_cdc._alias('t'), auto_cdc._alias('s') -%}
+  {%- set sql -%}
+select {{ auto_cdc._cols(cols, t) }}, {{ t }}.{{ auto_cdc._q(n.bucket) }}
+from {{ args.target }} {{ t }}
+where {{ t }}.{{ auto_cdc._q(n.bucket) }} in ({{ buckets | join(', ') }})
+  and not exists (
+    select 1 from {{ args.stale }} {{ s }} where {{ auto_cdc._eq(keys, t, s) }} and {{ auto_cdc._same(cols, t, s) }}
+  )
+union all
+select {{ auto_cdc._cols(cols) }}, {{ auto_cdc._spark_bucket_expr(args) }}
+from {{ args.missing }}
+  {%- endset -%}
+  {% do auto_cdc._run_sql(auto_cdc.drop_temp_table_sql(rewrite)) %}
+  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(rewrite, sql)) %}
+  {%- set kept = auto_cdc._spark_bucket_list('select distinct ' ~ auto_cdc._q(n.bucket) ~ ' from ' ~ rewrite) -%}
+  {%- set emptied = [] -%}
+  {%- for b in buckets if b not in kept -%}{%- do emptied.append(b) -%}{%- endfor -%}
+  {% do auto_cdc._spark_overwrite_buckets(args.target, cols + [n.bucket],
+        'select ' ~ auto_cdc._cols(cols + [n.bucket]) ~ ' from ' ~ rewrite, emptied) %}
+  {% do auto_cdc._run_sql(auto_cdc.drop_temp_table_sql(rewrite)) %}
+{% endmacro %}
+
+
+{#- Whether the engine's targets can be edited by hand, so that a run must look for edits. -#}
+{% macro takes_hand_edits() %}
+  {{ return(adapter.dispatch('takes_hand_edits', 'auto_cdc')()) }}
+{% endmacro %}
+
+{% macro default__takes_hand_edits() %}
+  {{ return(true) }}
+{% endmacro %}
+
+{#- Spark on parquet: tables take no UPDATE or DELETE, so hand edits cannot happen (docs/spark.md). -#}
+{% macro spark__takes_hand_edits() %}
+  {{ return(false) }}
+{% endmacro %}

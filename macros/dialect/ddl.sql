@@ -1,0 +1,258 @@
+{#-
+  Creating and dropping relations: the temp tables of a run, the target and its bookkeeping tables, their
+  indexes, columns, statistics and grants.
+  Each hook: its dispatcher, `default__` (what DuckDB and Postgres share unless they override it), then
+  the engines' overrides, each saying how its dialect differs. docs/contributing.md lists them all.
+-#}
+
+
+{#- Temporary relations live in the connection's temp schema. They are always named with that
+    schema, so a DROP can never reach a user's table of the same name. -#}
+{% macro _temp_relation(target_relation, suffix) %}
+  {% do return(adapter.dispatch('temp_relation', 'auto_cdc')(auto_cdc._side_identifier(target_relation.identifier, suffix))) %}
+{% endmacro %}
+
+{% macro default__temp_relation(identifier) %}
+  {% do return(api.Relation.create(identifier=identifier, type='table')) %}
+{% endmacro %}
+
+{#- DuckDB: temp tables live in the temp catalog's main schema. -#}
+{% macro duckdb__temp_relation(identifier) %}
+  {% do return(api.Relation.create(database='temp', schema='main', identifier=identifier, type='table')) %}
+{% endmacro %}
+
+{#- Postgres: temp tables live in the session's pg_temp schema. -#}
+{% macro postgres__temp_relation(identifier) %}
+  {% do return(api.Relation.create(schema='pg_temp', identifier=identifier, type='table')) %}
+{% endmacro %}
+
+{#- Temp relations: parquet tables in the target's schema, named after the target. -#}
+{% macro spark__temp_relation(identifier) %}
+  {% do return(api.Relation.create(schema=this.schema, identifier=identifier, type='table')) %}
+{% endmacro %}
+
+
+{% macro create_temp_table_sql(relation, sql) %}
+  {{ return(adapter.dispatch('create_temp_table_sql', 'auto_cdc')(relation, sql)) }}
+{% endmacro %}
+
+{% macro default__create_temp_table_sql(relation, sql) %}
+create temporary table {{ adapter.quote(relation.identifier) }} as
+{{ sql }}
+{% endmacro %}
+
+{#- DuckDB: a temp table left by an earlier run on this connection is replaced. -#}
+{% macro duckdb__create_temp_table_sql(relation, sql) %}
+create or replace temporary table {{ adapter.quote(relation.identifier) }} as
+{{ sql }}
+{% endmacro %}
+
+{#- Postgres: autovacuum never analyzes temporary tables; without statistics the planner guesses their
+    size and scans the target and the log instead of using their key indexes. -#}
+{% macro postgres__create_temp_table_sql(relation, sql) %}
+create temporary table {{ adapter.quote(relation.identifier) }} on commit drop as
+{{ sql }};
+analyze {{ relation }}
+{% endmacro %}
+
+{% macro spark__create_temp_table_sql(relation, sql) %}
+create table {{ relation }} using parquet as
+{{ sql }}
+{% endmacro %}
+
+
+{#- Drop this run's temp relations. `leftover`: at the start of a run, those a failed run may have left;
+    engines whose temp tables cannot outlive their run (Postgres: ON COMMIT DROP) or are replaced on
+    creation (DuckDB: CREATE OR REPLACE) need nothing then. -#}
+{% macro _drop_temp_relations(temp, leftover=false) %}
+  {{ return(adapter.dispatch('drop_temp_relations', 'auto_cdc')(temp, leftover)) }}
+{% endmacro %}
+
+{% macro default__drop_temp_relations(temp, leftover) %}
+  {%- for rel in temp.values() -%}
+    {% do auto_cdc._run_sql(auto_cdc.drop_temp_table_sql(rel)) %}
+  {%- endfor -%}
+{% endmacro %}
+
+{#- DuckDB: temp tables belong to the connection, and dbt-duckdb gives each node its own connection
+    (a cursor of the database) and closes it when the node is done, which drops them. -#}
+{% macro duckdb__drop_temp_relations(temp, leftover) %}
+{% endmacro %}
+
+{#- Postgres: the run's temp tables are dropped by its commit (or rollback). -#}
+{% macro postgres__drop_temp_relations(temp, leftover) %}
+{% endmacro %}
+
+
+{#- A permanent table from a query (the run log, the change feed); Spark says which file format. -#}
+{% macro create_table_as_sql(relation, sql) %}
+  {{ return(adapter.dispatch('create_table_as_sql', 'auto_cdc')(relation, sql)) }}
+{% endmacro %}
+
+{% macro default__create_table_as_sql(relation, sql) %}
+create table {{ relation }} as
+{{ sql }}
+{% endmacro %}
+
+{% macro spark__create_table_as_sql(relation, sql) %}
+create table {{ relation }} using {{ auto_cdc._spark_format() }} as
+{{ sql }}
+{% endmacro %}
+
+
+{% macro create_target_sql(args) %}
+  {{ return(adapter.dispatch('create_target_sql', 'auto_cdc')(args)) }}
+{% endmacro %}
+
+{% macro default__create_target_sql(args) %}
+create table {{ args.target }} as
+select * from {{ args.desired }} where 1 = 0
+{% endmacro %}
+
+{#- The target: the model's columns, then the bucket column it is partitioned by. -#}
+{% macro spark__create_target_sql(args) %}
+  {%- set n = auto_cdc._names() -%}
+create table {{ args.target }}
+using {{ auto_cdc._spark_format() }}
+partitioned by ({{ auto_cdc._q(n.bucket) }})
+as
+select {{ auto_cdc._cols(args.target_columns) }}, cast(0 as int) as {{ auto_cdc._q(n.bucket) }}
+from {{ args.desired }}
+where 1 = 0
+{% endmacro %}
+
+
+{% macro create_log_sql(args) %}
+  {{ return(adapter.dispatch('create_log_sql', 'auto_cdc')(args)) }}
+{% endmacro %}
+
+{% macro default__create_log_sql(args) %}
+  {%- set n = auto_cdc._names() -%}
+create table {{ args.log }} as
+select {{ auto_cdc._cols(args.cfg.stored) }}, {{ auto_cdc._q(n.op) }}, cast(0 as {{ dbt.type_bigint() }}) as {{ auto_cdc._q(n.run) }},
+  cast(null as {{ dbt.type_boolean() }}) as {{ auto_cdc._q(n.edit) }}
+from {{ args.batch }}
+where 1 = 0
+{% endmacro %}
+
+{% macro spark__create_log_sql(args) %}
+  {%- set n = auto_cdc._names() -%}
+create table {{ args.log }}
+using {{ auto_cdc._spark_format() }}
+partitioned by ({{ auto_cdc._q(n.bucket) }})
+tblproperties ('auto_cdc.buckets' = '{{ auto_cdc._spark_buckets(args) }}')
+as
+select {{ auto_cdc._cols(args.cfg.stored) }}, {{ auto_cdc._q(n.op) }}, cast(0 as bigint) as {{ auto_cdc._q(n.run) }},
+       cast(null as boolean) as {{ auto_cdc._q(n.edit) }}, cast(0 as int) as {{ auto_cdc._q(n.bucket) }}
+from {{ args.batch }}
+where 1 = 0
+{% endmacro %}
+
+
+{#- Create the ordered type a multi-column sequence needs, where the engine needs one. -#}
+{% macro create_seq_type(args) %}
+  {{ return(adapter.dispatch('create_seq_type', 'auto_cdc')(args)) }}
+{% endmacro %}
+
+{% macro default__create_seq_type(args) %}
+{% endmacro %}
+
+{% macro postgres__create_seq_type(args) %}
+  {%- if args.cfg.seq_columns | length > 1 and args.cfg.scd != 1 -%}
+    {%- set types = auto_cdc._column_types('select ' ~ auto_cdc._cols(args.cfg.seq_columns) ~ ' from ' ~ args.batch) -%}
+    {%- set fields = [] -%}
+    {%- for c in args.cfg.seq_columns -%}
+      {%- do fields.append(auto_cdc._q(c) ~ ' ' ~ types[c]) -%}
+    {%- endfor -%}
+    {% do auto_cdc._run_sql('drop type if exists ' ~ args.seq_type ~ ' cascade') %}
+    {% do auto_cdc._run_sql('create type ' ~ args.seq_type ~ ' as (' ~ (fields | join(', ')) ~ ')') %}
+  {%- endif -%}
+{% endmacro %}
+
+
+{#- Indexes where the engine uses them for the apply's lookups by key. -#}
+{% macro create_key_indexes(args) %}
+  {{ return(adapter.dispatch('create_key_indexes', 'auto_cdc')(args)) }}
+{% endmacro %}
+
+{#- DuckDB scans columns with zone maps; an ART index would only slow the appends. -#}
+{% macro default__create_key_indexes(args) %}
+{% endmacro %}
+
+{#- Postgres: the apply joins the log and the target on the key (and the log on the sequence). -#}
+{% macro postgres__create_key_indexes(args) %}
+  {%- set n = auto_cdc._names() -%}
+  {% do auto_cdc._run_sql('create index on ' ~ args.log ~ ' (' ~ auto_cdc._cols(args.cfg.key_columns + args.cfg.seq_columns) ~ ')') %}
+  {#- SCD1 looks up the last truncate every run: a partial index keeps that from scanning the log -#}
+  {% do auto_cdc._run_sql('create index on ' ~ args.log ~ ' (' ~ auto_cdc._cols(args.cfg.seq_columns) ~ ') where '
+        ~ auto_cdc._q(n.op) ~ " = '" ~ n.truncate ~ "'") %}
+  {% do auto_cdc._run_sql('create index on ' ~ args.target ~ ' (' ~ auto_cdc._cols(args.cfg.key_columns) ~ ')') %}
+{% endmacro %}
+
+
+{% macro add_column_sql(relation, column, type) %}
+  {{ return(adapter.dispatch('add_column_sql', 'auto_cdc')(relation, column, type)) }}
+{% endmacro %}
+
+{% macro default__add_column_sql(relation, column, type) -%}
+alter table {{ relation }} add column {{ auto_cdc._q(column) }} {{ type }}
+{%- endmacro %}
+
+{#- on_schema_change on parquet: columns are added with ADD COLUMNS; a parquet (v1) table cannot drop a
+    column or change its type (dbt-spark refuses the same, asking for Delta), so such a change fails
+    the run before anything is written. -#}
+{% macro spark__add_column_sql(relation, column, type) -%}
+alter table {{ relation }} add columns ({{ auto_cdc._q(column) }} {{ type }})
+{%- endmacro %}
+
+
+{#- Whether the target's table format can take the planned changes (columns dropped, types widened);
+    raises a clear error before anything is written when it cannot. -#}
+{% macro check_schema_changes(dropped, widened) %}
+  {{ return(adapter.dispatch('check_schema_changes', 'auto_cdc')(dropped, widened)) }}
+{% endmacro %}
+
+{% macro default__check_schema_changes(dropped, widened) %}{% endmacro %}
+
+{% macro spark__check_schema_changes(dropped, widened) %}
+  {%- if auto_cdc._spark_has_merge() or not (dropped or widened) -%}{{ return(none) }}{%- endif -%}
+  {%- set changes = [] -%}
+  {%- for c in dropped -%}{%- do changes.append('drop ' ~ c) -%}{%- endfor -%}
+  {%- for c, t in widened.items() -%}{%- do changes.append(c ~ ' to ' ~ t) -%}{%- endfor -%}
+  {%- do exceptions.raise_compiler_error("auto_cdc model '" ~ model.name ~ "': the source's columns changed ("
+        ~ (changes | join(', ')) ~ ") and a " ~ auto_cdc._spark_format() ~ " table on Spark cannot drop a column or change its type. "
+        ~ "Run with --full-refresh (it rebuilds the history from what the source still holds: events it no longer holds are lost); or keep the table's columns and types with on_schema_change 'ignore' "
+        ~ "(or 'append_new_columns' when no type changed); or use file_format delta or iceberg") -%}
+{% endmacro %}
+
+
+{#- Statistics for tables the run has just filled (the first run's target and log). -#}
+{% macro analyze_relations(relations) %}
+  {{ return(adapter.dispatch('analyze_relations', 'auto_cdc')(relations)) }}
+{% endmacro %}
+
+{% macro default__analyze_relations(relations) %}
+{% endmacro %}
+
+{#- Postgres: autovacuum analyzes a new table only later; until then the planner guesses its size and
+    scans it whole instead of using the key indexes. -#}
+{% macro postgres__analyze_relations(relations) %}
+  {%- for relation in relations -%}
+    {% do auto_cdc._run_sql('analyze ' ~ relation) %}
+  {%- endfor -%}
+{% endmacro %}
+
+
+{#- Revoke the privileges a grants dict names from its grantees (revoking one not held changes nothing). -#}
+{% macro revoke_grants(relation, grant_config) %}
+  {{ return(adapter.dispatch('revoke_grants', 'auto_cdc')(relation, grant_config)) }}
+{% endmacro %}
+
+{% macro default__revoke_grants(relation, grant_config) %}
+  {%- set statements = get_dcl_statement_list(relation, grant_config, get_revoke_sql) -%}
+  {%- if statements -%}{% do call_dcl_statements(statements) %}{%- endif -%}
+{% endmacro %}
+
+{#- DuckDB has no roles or grants. -#}
+{% macro duckdb__revoke_grants(relation, grant_config) %}
+{% endmacro %}

@@ -1,0 +1,148 @@
+{#-
+  SQL expressions whose syntax differs by engine: sequence values and their fields, name lists,
+  the change table's FROM item.
+  Each hook: its dispatcher, `default__` (what DuckDB and Postgres share unless they override it), then
+  the engines' overrides, each saying how its dialect differs. docs/contributing.md lists them all.
+-#}
+
+
+{#-
+  The value of __START_AT / __END_AT from the (already quoted) expressions of the sequence's
+  columns: the value itself for one column; for a list, a value that orders like STRUCT(a, b).
+-#}
+{% macro seq_value_sql(exprs, args) %}
+  {%- if exprs | length == 1 -%}
+    {{ return(exprs[0]) }}
+  {%- endif -%}
+  {{ return(adapter.dispatch('seq_value_sql', 'auto_cdc')(exprs, args)) }}
+{% endmacro %}
+
+{% macro default__seq_value_sql(exprs, args) %}
+  {%- do exceptions.raise_compiler_error("auto_cdc: a multi-column sequence_by is not supported on " ~ target.type) -%}
+{% endmacro %}
+
+{#- DuckDB has STRUCTs that compare field by field. -#}
+{% macro duckdb__seq_value_sql(exprs, args) %}
+  {%- set fields = [] -%}
+  {%- for e in exprs -%}
+    {%- do fields.append(auto_cdc._q(args.cfg.seq_columns[loop.index0]) ~ ' := ' ~ e) -%}
+  {%- endfor -%}
+  {{ return('struct_pack(' ~ (fields | join(', ')) ~ ')') }}
+{% endmacro %}
+
+{#- Postgres has no anonymous STRUCT column type: a named composite type per target (created
+    beside it) compares field by field too. -#}
+{% macro postgres__seq_value_sql(exprs, args) %}
+  {{ return('row(' ~ (exprs | join(', ')) ~ ')::' ~ args.seq_type) }}
+{% endmacro %}
+
+{#- A multi-column sequence as a STRUCT: Spark orders structs field by field. -#}
+{% macro spark__seq_value_sql(exprs, args) %}
+  {%- set fields = [] -%}
+  {%- for e in exprs -%}
+    {%- do fields.append("'" ~ args.cfg.seq_columns[loop.index0] ~ "', " ~ e) -%}
+  {%- endfor -%}
+  {{ return('named_struct(' ~ (fields | join(', ')) ~ ')') }}
+{% endmacro %}
+
+
+{#- One field of a __START_AT / __END_AT value: the value itself for a one-column sequence. -#}
+{% macro seq_field_sql(expr, field, args) %}
+  {%- if args.cfg.seq_columns | length == 1 -%}
+    {{ return(expr) }}
+  {%- endif -%}
+  {{ return(adapter.dispatch('seq_field_sql', 'auto_cdc')(expr, field)) }}
+{% endmacro %}
+
+{#- DuckDB: STRUCT field access. -#}
+{% macro default__seq_field_sql(expr, field) %}
+  {{ return(expr ~ '.' ~ auto_cdc._q(field)) }}
+{% endmacro %}
+
+{#- Postgres: a composite value's field needs the value in parentheses. -#}
+{% macro postgres__seq_field_sql(expr, field) %}
+  {{ return('(' ~ expr ~ ').' ~ auto_cdc._q(field)) }}
+{% endmacro %}
+
+
+{#- The column names of a normalised columns_to_update value, one row each. -#}
+{% macro split_names_sql(expr) %}
+  {{ return(adapter.dispatch('split_names_sql', 'auto_cdc')(expr)) }}
+{% endmacro %}
+
+{% macro default__split_names_sql(expr) -%}
+unnest(string_to_array(substr({{ expr }}, 2, length({{ expr }}) - 2), ','))
+{%- endmacro %}
+
+{% macro spark__split_names_sql(expr) -%}
+explode(split(substr({{ expr }}, 2, length({{ expr }}) - 2), ','))
+{%- endmacro %}
+
+
+{#-
+  R5 COLUMNS TO UPDATE: an array of column names (or a comma-separated string) normalised to
+  ',a,b,': lower case, trimmed, sorted, without duplicates, so that two events listing the same
+  columns in another order are the same event. NULL stays NULL (the upsert writes every column).
+-#}
+{% macro columns_to_update_sql(expr, is_list) %}
+  {{ return(adapter.dispatch('columns_to_update_sql', 'auto_cdc')(expr, is_list)) }}
+{% endmacro %}
+
+{% macro default__columns_to_update_sql(expr, is_list) -%}
+  {%- set items = expr if is_list else 'string_to_array(' ~ expr ~ ", ',')" -%}
+case when {{ expr }} is null then null else ',' || coalesce((
+  select string_agg(distinct lower(btrim(u.s)), ',' order by lower(btrim(u.s)))
+  from unnest({{ items }}) as u(s)
+  where btrim(u.s) <> ''
+), '') || ',' end
+{%- endmacro %}
+
+{#- DuckDB: list functions instead of a correlated subquery over unnest. -#}
+{% macro duckdb__columns_to_update_sql(expr, is_list) -%}
+  {%- set items = expr if is_list else 'string_split(' ~ expr ~ ", ',')" -%}
+case when {{ expr }} is null then null else ',' || coalesce(array_to_string(list_sort(list_distinct(list_filter(
+  list_transform({{ items }}, lambda s: lower(trim(s))), lambda s: s <> ''))), ','), '') || ',' end
+{%- endmacro %}
+
+{#- R5 COLUMNS TO UPDATE with Spark's higher-order array functions. -#}
+{% macro spark__columns_to_update_sql(expr, is_list) -%}
+  {%- set items = expr if is_list else 'split(' ~ expr ~ ", ',')" -%}
+case when {{ expr }} is null then null else concat(',', array_join(array_sort(array_distinct(filter(
+  transform({{ items }}, s -> lower(trim(s))), s -> s <> ''))), ','), ',') end
+{%- endmacro %}
+
+
+{#-
+  {{ auto_cdc.table_changes(ref('m'), start_version, end_version=none) }}: the changed rows of an
+  auto_cdc target with change_data_feed: true, like Databricks' table_changes(): the target's
+  columns, _change_type, _commit_version and _commit_timestamp, for commit versions from
+  start_version to end_version (inclusive; no end: up to the latest). It renders a FROM item that
+  reads as written in Databricks, with or without an alias of the caller's own:
+  `select * from {{ auto_cdc.table_changes(ref('m'), 0) }}` or `... }} as c`.
+-#}
+{% macro table_changes(relation, start_version, end_version=none) %}
+  {%- set changes = auto_cdc._side_relation(relation, auto_cdc._names().changes_suffix) -%}
+  {%- if execute and load_relation(changes) is none -%}
+    {%- do exceptions.raise_compiler_error("auto_cdc.table_changes: " ~ relation ~ " has no change feed (set change_data_feed: true on its model and run it)") -%}
+  {%- endif -%}
+  {%- set where = '_commit_version >= ' ~ start_version ~ (' and _commit_version <= ' ~ end_version if end_version is not none else '') -%}
+  {{- return(adapter.dispatch('_changes_from_item', 'auto_cdc')(changes, where)) -}}
+{%- endmacro %}
+
+{#- A subquery in FROM: DuckDB, Spark and PostgreSQL 16+ accept it with or without an alias. -#}
+{% macro default___changes_from_item(changes, where) -%}
+  {{- return('(select * from ' ~ changes ~ ' where ' ~ where ~ ')') -}}
+{%- endmacro %}
+
+{#- PostgreSQL before 16 rejects a subquery in FROM without an alias, and one rendered with an alias
+    would reject the caller's own. A function call in FROM needs none and takes one: unnest() of an
+    array of the changes table's rows expands to that table's columns, in order. (It holds the
+    selected rows in one array, so 16+ keeps the plain subquery.) -#}
+{% macro postgres___changes_from_item(changes, where) -%}
+  {%- set version = run_query('show server_version_num').columns[0].values()[0] | int if execute else 160000 -%}
+  {%- if version >= 160000 -%}
+    {{- return(auto_cdc.default___changes_from_item(changes, where)) -}}
+  {%- endif -%}
+  {%- set row = auto_cdc._alias('row') -%}
+  {{- return('unnest(array(select ' ~ row ~ ' from ' ~ changes ~ ' ' ~ row ~ ' where ' ~ where ~ '))') -}}
+{%- endmacro %}

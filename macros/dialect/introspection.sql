@@ -1,0 +1,139 @@
+{#-
+  Reading column types and running a statement that returns rows.
+  Each hook: its dispatcher, `default__` (what DuckDB and Postgres share unless they override it), then
+  the engines' overrides, each saying how its dialect differs. docs/contributing.md lists them all.
+-#}
+
+
+{#- Column name -> type of a query's result. -#}
+{% macro _column_types(sql) %}
+  {{ return(adapter.dispatch('column_types', 'auto_cdc')(sql)) }}
+{% endmacro %}
+
+{% macro default__column_types(sql) %}
+  {%- set types = {} -%}
+  {%- for col in get_column_schema_from_query(sql) -%}
+    {%- do types.update({col.name: col.data_type}) -%}
+  {%- endfor -%}
+  {{ return(types) }}
+{% endmacro %}
+
+{#- DuckDB: DESCRIBE gives the full type (decimal precision, STRUCT fields). -#}
+{% macro duckdb__column_types(sql) %}
+  {%- set types = {} -%}
+  {%- for row in auto_cdc._query('describe ' ~ sql).rows -%}
+    {%- do types.update({row[0]: row[1]}) -%}
+  {%- endfor -%}
+  {{ return(types) }}
+{% endmacro %}
+
+{#- Postgres: a cursor's description has no length or precision (varchar(10) reads as varchar);
+    the catalog's format_type of a temporary view over the query has them. -#}
+{% macro postgres__column_types(sql) %}
+  {%- set view = 'pg_temp.' ~ auto_cdc._q(auto_cdc._names().internal_prefix ~ 'types') -%}
+  {% do auto_cdc._run_sql('create or replace temporary view ' ~ view ~ ' as ' ~ sql) %}
+  {%- set types = {} -%}
+  {%- for row in auto_cdc._query("select attname, format_type(atttypid, atttypmod) from pg_attribute where attrelid = '"
+        ~ view ~ "'::regclass and attnum > 0 and not attisdropped order by attnum").rows -%}
+    {%- do types.update({row[0]: row[1]}) -%}
+  {%- endfor -%}
+  {% do auto_cdc._run_sql('drop view ' ~ view) %}
+  {{ return(types) }}
+{% endmacro %}
+
+{#- DESCRIBE QUERY gives Spark's full type names (array<string>, decimal(p,s), struct<...>). -#}
+{% macro spark__column_types(sql) %}
+  {%- set types = {} -%}
+  {%- for row in auto_cdc._query('describe query ' ~ sql).rows -%}
+    {%- do types.update({row[0]: row[1]}) -%}
+  {%- endfor -%}
+  {{ return(types) }}
+{% endmacro %}
+
+
+{#- Column name -> type of each of several relations ({name: relation}), in column order, in one
+    query where the engine's catalog allows it. -#}
+{% macro _relation_types(relations, before=none) %}
+  {{ return(adapter.dispatch('relation_types', 'auto_cdc')(relations, before)) }}
+{% endmacro %}
+
+{#- `before`: a statement to run first (in the same round trip where the engine allows). -#}
+{% macro default__relation_types(relations, before) %}
+  {%- if before -%}{% do auto_cdc._run_sql(before) %}{%- endif -%}
+  {%- set out = {} -%}
+  {%- for name, rel in relations.items() -%}
+    {%- do out.update({name: auto_cdc._column_types('select * from ' ~ rel)}) -%}
+  {%- endfor -%}
+  {{ return(out) }}
+{% endmacro %}
+
+{#- The same type names as DESCRIBE, from duckdb_columns(). -#}
+{% macro duckdb__relation_types(relations, before) %}
+  {%- set sql = auto_cdc._duckdb_relation_types_sql(relations, 0) ~ '\norder by r, i' -%}
+  {{ return(auto_cdc._types_by_relation(relations.keys() | list, (auto_cdc._run_then_query(before, sql) if before else auto_cdc._query(sql)).rows)) }}
+{% endmacro %}
+
+{#- The same type names as format_type (with lengths and precision), from pg_attribute. -#}
+{% macro postgres__relation_types(relations, before) %}
+  {%- set names = relations.keys() | list -%}
+  {%- set cases = [] -%}{%- set oids = [] -%}
+  {%- for name in names -%}
+    {%- set oid = "to_regclass('" ~ (relations[name] | string | replace("'", "''")) ~ "')" -%}
+    {%- do oids.append(oid) -%}
+    {%- do cases.append("when " ~ oid ~ " then " ~ loop.index0) -%}
+  {%- endfor -%}
+  {%- set sql -%}
+select r, attname, format_type(atttypid, atttypmod) from (
+  select case attrelid {{ cases | join(' ') }} end as r, attname, atttypid, atttypmod, attnum
+  from pg_attribute where attrelid in ({{ oids | join(', ') }}) and attnum > 0 and not attisdropped
+) a where r is not null order by r, attnum
+  {%- endset -%}
+  {{ return(auto_cdc._types_by_relation(names, (auto_cdc._run_then_query(before, sql) if before else auto_cdc._query(sql)).rows)) }}
+{% endmacro %}
+
+
+{#- The model query's column names, and (as `types`) the column types of it ('source') and of the
+    given relations ({name: relation}) where one query can read them all; otherwise `types` is none
+    and _plan_schema_changes reads them later. -#}
+{% macro _source_columns(sql, relations) %}
+  {{ return(adapter.dispatch('source_columns', 'auto_cdc')(sql, relations)) }}
+{% endmacro %}
+
+{% macro default__source_columns(sql, relations) %}
+  {{ return({'names': get_columns_in_query(sql), 'types': none}) }}
+{% endmacro %}
+
+{#- DuckDB: DESCRIBE of the query and duckdb_columns() of the relations, in one query. -#}
+{% macro duckdb__source_columns(sql, relations) %}
+  {%- set names = ['source'] + (relations.keys() | list) -%}
+  {%- set query -%}
+select 0 as r, column_name, column_type, row_number() over () as i
+from (describe (select * from (
+{{ sql }}
+) as {{ auto_cdc._alias('source') }}))
+    {%- if relations %}
+union all
+{{ auto_cdc._duckdb_relation_types_sql(relations, 1) }}
+    {%- endif %}
+order by r, i
+  {%- endset -%}
+  {%- set types = auto_cdc._types_by_relation(names, auto_cdc._query(query).rows) -%}
+  {{ return({'names': types.source.keys() | list, 'types': types}) }}
+{% endmacro %}
+
+
+{#- Run a statement and a query after it in one round trip, and return the query's rows: engines whose
+    drivers take several statements in one call get them together (the same as _run_sql then
+    _query elsewhere). -#}
+{% macro _run_then_query(sql, query) %}
+  {{ return(adapter.dispatch('run_then_query', 'auto_cdc')(sql, query)) }}
+{% endmacro %}
+
+{% macro default__run_then_query(sql, query) %}
+  {{ return(auto_cdc._query((sql | trim) ~ ';\n' ~ query)) }}
+{% endmacro %}
+
+{% macro spark__run_then_query(sql, query) %}
+  {% do auto_cdc._run_sql(sql) %}
+  {{ return(auto_cdc._query(query)) }}
+{% endmacro %}
