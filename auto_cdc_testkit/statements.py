@@ -20,6 +20,9 @@ from typing import Iterator
 
 # Statements that open or close a transaction; the rest do the node's work.
 TRANSACTION_CONTROL = ("begin", "commit", "rollback")
+# What an adapter sends for every node whatever its materialization (dbt-duckdb's catalog lookups): not
+# the materialization's statements.
+ADAPTER_SQL = ("duckdb_databases()", "duckdb_constraints()")
 
 
 class NoStructuredLog(ValueError):
@@ -85,6 +88,17 @@ def statement_counts(log: str | Path, invocation_id: str | None = None,
             for node, sqls in statements(log, invocation_id).items()}
 
 
+def is_adapter_sql(sql: str) -> bool:
+    return any(fragment in sql for fragment in ADAPTER_SQL)
+
+
+def apply_statement_counts(log: str | Path, invocation_id: str | None = None) -> dict[str | None, int]:
+    """How many statements each node's materialization sent in one invocation (the last by default):
+    without transaction control and without what the adapter sends for every node."""
+    return {node: sum(1 for sql in sqls if not is_transaction_control(sql) and not is_adapter_sql(sql))
+            for node, sqls in statements(log, invocation_id).items()}
+
+
 def first_words(sqls: list[str], words: int = 3) -> Counter:
     """How often each statement opening occurs (``create temporary table``, ``merge into`` ...): a
     quick view of what a node spends its statements on."""
@@ -103,8 +117,8 @@ def main(argv: list[str]) -> int:
         return 0
     all_sql = statements(log)
     for node, sqls in sorted(all_sql.items(), key=lambda item: str(item[0])):
-        work = sum(1 for sql in sqls if not is_transaction_control(sql))
-        print(f"{len(sqls):5d} statements ({work} without begin/commit)  {node or '(no node)'}")
+        work = sum(1 for sql in sqls if not is_transaction_control(sql) and not is_adapter_sql(sql))
+        print(f"{len(sqls):5d} statements ({work} without begin/commit and the adapter's own)  {node or '(no node)'}")
     return 0
 
 

@@ -13,14 +13,14 @@ from hypothesis import given, strategies as st
 
 from auto_cdc_testkit.cases import PROPERTY_SETTINGS, Case, check_batch
 from auto_cdc_testkit.harness import target_rows
+from auto_cdc_testkit.statements import ADAPTER_SQL
 
 FEED = [("id", "integer"), ("seq", "integer"), ("op", "varchar"), ("name", "varchar"), ("city", "varchar")]
 COLS = ["id", "seq", "op", "name", "city"]
 BASE = dict(materialized="auto_cdc", keys=["id"], sequence_by="seq", apply_as_deletes="op = 'D'",
             except_column_list=["op", "seq"])
-# SQL the adapter sends for every node, whatever its materialization (dbt-duckdb's catalog lookups),
-# and transaction control: not the apply's statements
-ADAPTER_SQL = ("duckdb_databases()", "duckdb_constraints()")
+# SQL the adapter sends for every node, whatever its materialization, and transaction control: not the
+# apply's statements
 CONTROL = {"BEGIN", "COMMIT", "ROLLBACK", "Close"}
 # Postgres: the model's lock and the relation lookup that follows it (helpers.sql, lock_model)
 LOCK_STATEMENTS = {"duckdb": 0, "postgres": 2}

@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 
 from auto_cdc_testkit.harness import Project
-from auto_cdc_testkit.statements import NoStructuredLog, invocations, statement_counts, statements
+from auto_cdc_testkit.statements import (NoStructuredLog, apply_statement_counts, invocations, is_adapter_sql,
+                                         statement_counts, statements)
 from conftest import ENGINES
 
 pytestmark = pytest.mark.skipif("duckdb" not in ENGINES, reason="runs on DuckDB")
@@ -40,4 +41,9 @@ def test_statement_counts_per_node_of_the_last_invocation(tmp_path):
     assert latest == statement_counts(log, last)
     assert set(latest) - {None} == {"model.auto_cdc_it.t"}
     assert latest["model.auto_cdc_it.t"] > 0
+    # the materialization's own: no BEGIN/COMMIT, none of what DuckDB's adapter sends for every node
+    adapter_own = sum(map(is_adapter_sql, statements(log, plain)["model.auto_cdc_it.plain"]))
+    assert adapter_own > 0
+    assert apply_statement_counts(log, plain)["model.auto_cdc_it.plain"] == \
+        counts["model.auto_cdc_it.plain"] - 2 - adapter_own
     project.clean()
