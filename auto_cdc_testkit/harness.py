@@ -106,6 +106,11 @@ class Project:
         self._cache: dict[str, list[dict]] | None = None
         if engine == "spark":
             self._write_setup()
+            if self.in_process:
+                # the driver dbt's runs will share; each statement's builder call on an existing session
+                # would otherwise log a warning
+                from auto_cdc_testkit.testing.spark import session
+                session(self.spark_conf).sparkContext.setLogLevel("ERROR")
             params = "\n".join(f"        {json.dumps(k)}: {json.dumps(v)}" for k, v in self.spark_conf.items())
             output = (f"type: spark\n      method: session\n      host: localhost\n      schema: '{self.schema}'\n"
                       f"      threads: 4\n      server_side_parameters:\n{params}")
