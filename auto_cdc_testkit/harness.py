@@ -79,12 +79,13 @@ class Project:
     def __init__(self, path: Path, engine: str = "duckdb", pg_env: Mapping[str, str] | None = None,
                  name: str = "auto_cdc_it", spark_conf: Mapping[str, str] | None = None,
                  in_process: bool = False, reuse_parse: bool = False):
-        """in_process: run dbt inside this Python process (dbtRunner) rather than as a subprocess;
-        DuckDB and Postgres only (a Spark session must not live in the test process).
+        """in_process: run dbt inside this Python process (dbtRunner) rather than as a subprocess. On
+        Spark the process then holds one driver (dbt-spark's `session` method shares it between
+        invocations) and reads through it (the embedded metastore admits one driver at a time).
         reuse_parse: start from the package as already parsed for an empty project of the same engine
         (see _seed_partial_parse), so the project's first dbt run parses only its own files."""
         self.path = Path(path)
-        self.in_process = in_process and engine != "spark" and not FORCE_SUBPROCESS
+        self.in_process = in_process and not FORCE_SUBPROCESS
         self.engine = engine
         self.pg_env = dict(pg_env or {})
         self.spark_conf = dict(spark_conf or {})
@@ -105,6 +106,11 @@ class Project:
         self._cache: dict[str, list[dict]] | None = None
         if engine == "spark":
             self._write_setup()
+            if self.in_process:
+                # the driver dbt's runs will share; each statement's builder call on an existing session
+                # would otherwise log a warning
+                from auto_cdc_testkit.testing.spark import session
+                session(self.spark_conf).sparkContext.setLogLevel("ERROR")
             params = "\n".join(f"        {json.dumps(k)}: {json.dumps(v)}" for k, v in self.spark_conf.items())
             output = (f"type: spark\n      method: session\n      host: localhost\n      schema: '{self.schema}'\n"
                       f"      threads: 4\n      server_side_parameters:\n{params}")
@@ -120,7 +126,7 @@ class Project:
         if engine == "postgres":
             self.execute(f'create schema if not exists "{self.schema}"')
         # installing the package is set-up, not what a test runs: in process unless every dbt call must not be
-        self.dbt("deps", in_process=engine != "spark" and not FORCE_SUBPROCESS)
+        self.dbt("deps", in_process=not FORCE_SUBPROCESS)
         if reuse_parse and engine != "spark" and not FORCE_SUBPROCESS and not FULL_PARSE:
             _seed_partial_parse(self)
 
@@ -198,9 +204,17 @@ class Project:
         self._write_setup()
 
     def _spark_read(self, queries: Mapping[str, str]) -> dict[str, list[dict]]:
-        """Run the queued statements, then the queries, in a short-lived local driver on the same
-        metastore and warehouse; returns each query's rows as dicts."""
+        """Run the queued statements, then the queries, on the same metastore and warehouse: in this
+        process's driver when dbt runs here, else in a short-lived local driver; returns each query's
+        rows as dicts."""
         import pickle
+        if self.in_process:
+            from auto_cdc_testkit.testing.spark import session
+            from auto_cdc_testkit.testing.spark_read import read
+            result = read(session(self.spark_conf), self.schema, list(self._pending), dict(queries))
+            self._pending.clear()
+            self._write_setup()
+            return result
         job = {"conf": self.spark_conf, "schema": self.schema, "pending": list(self._pending), "queries": dict(queries)}
         proc = subprocess.run([sys.executable, "-m", "auto_cdc_testkit.testing.spark_read"], input=pickle.dumps(job),
                               capture_output=True, env={**os.environ, "PYSPARK_PYTHON": sys.executable})

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import random
+import sys
 from collections import defaultdict
 
 import pytest
@@ -117,6 +118,11 @@ def spark_cluster():
     cluster = spark.start()
     print(f"\n[spark] {cluster.mode}: {cluster.master_url}")
     yield cluster
+    if "pyspark" in sys.modules:  # the driver of in-process dbt runs, before its executors go
+        from pyspark.sql import SparkSession
+        active = SparkSession.getActiveSession()
+        if active is not None:
+            active.stop()
     cluster.stop()
 
 

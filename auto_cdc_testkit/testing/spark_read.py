@@ -1,7 +1,10 @@
-"""Reads for the test harness on Spark (harness.Project.read_all): a pickled job on stdin (the
-cluster's settings, statements to run first, queries), pickled rows on stdout. It runs in a driver
-of its own, in local mode (a read of a few small tables needs no executors), on the metastore and
-warehouse the dbt runs use; the query "*" means every table of the schema but the side tables."""
+"""Reads for the test harness on Spark (harness.Project.read_all): `read` runs statements, then
+queries, in a SparkSession and returns each query's rows as dicts; the query "*" means every table of
+the schema but the side tables. A project whose dbt runs in the test process reads in that process's
+session (the one dbt's `session` method uses). Otherwise `python -m auto_cdc_testkit.testing.spark_read`
+takes a pickled job on stdin (the cluster's settings, the statements, the queries) and writes pickled
+rows on stdout, from a driver of its own in local mode (a read of a few small tables needs no
+executors), on the metastore and warehouse the dbt runs use."""
 import pickle
 import sys
 
@@ -15,27 +18,31 @@ def _plain(v):
     return v
 
 
-def main() -> None:
-    job = pickle.loads(sys.stdin.buffer.read())
-    out = sys.stdout.buffer
-    sys.stdout = sys.stderr  # Spark's chatter must not reach the pickle
-    from auto_cdc_testkit.testing.spark import session
-    conf = dict(job["conf"], **{"spark.master": "local[1]"})
-    spark = session(conf)
-    spark.sql(f"create database if not exists `{job['schema']}`")
-    for sql in job["pending"]:
+def read(spark, schema: str, pending: list[str], queries: dict[str, str]) -> dict[str, list[dict]]:
+    spark.sql(f"create database if not exists `{schema}`")
+    for sql in pending:
         spark.sql(sql)
-    queries = dict(job["queries"])
+    queries = dict(queries)
     if "*" in queries:
         del queries["*"]
-        for t in spark.sql(f"show tables in `{job['schema']}`").collect():
+        for t in spark.sql(f"show tables in `{schema}`").collect():
             if "__auto_cdc_" not in t.tableName and not t.isTemporary:
-                queries[t.tableName] = f"select * from `{job['schema']}`.`{t.tableName}`"
+                queries[t.tableName] = f"select * from `{schema}`.`{t.tableName}`"
     result = {}
     for name, sql in queries.items():
         df = spark.sql(sql)
         cols = df.columns
         result[name] = [dict(zip(cols, (_plain(v) for v in r))) for r in df.collect()]
+    return result
+
+
+def main() -> None:
+    job = pickle.loads(sys.stdin.buffer.read())
+    out = sys.stdout.buffer
+    sys.stdout = sys.stderr  # Spark's chatter must not reach the pickle
+    from auto_cdc_testkit.testing.spark import session
+    spark = session(dict(job["conf"], **{"spark.master": "local[1]"}))
+    result = read(spark, job["schema"], job["pending"], job["queries"])
     spark.stop()
     out.write(pickle.dumps(result))
     out.flush()

@@ -1,7 +1,7 @@
 """The semantics tests on Spark, the third engine (AUTO_CDC_ENGINES=spark; see the README's Spark
-section). A dbt invocation costs tens of seconds on Spark (a new driver each time), so instead of one
-project per test, ONE project holds every case as its own model and dbt runs once per delivery step
-(4 runs):
+section). Every Spark statement is a job of its own, so instead of one project per test, ONE project
+holds every case as its own model and dbt runs once per delivery step (4 runs), in the test process:
+the four runs and the reads share one driver (dbt-spark's `session` method):
 - the documentation examples E1-E4 (E1 over three runs with a late truncate, then replayed; E2 and E3 snapshots
   over two runs; E4 one event per run), with the same expected tables as on DuckDB and Postgres;
 - generated cases from the property tests' strategies (change feeds of every shape, snapshot series,
@@ -170,7 +170,8 @@ def check_schema_changes(p: Project, last_run) -> list[str]:
 
 def test_examples_and_generated_cases_on_spark_equal_the_expected_tables(spark_cluster, tmp_path_factory):
     batch = generated_cases()
-    p = Project(tmp_path_factory.mktemp("spark_semantics"), "spark", spark_conf=spark_cluster.spark_conf())
+    p = Project(tmp_path_factory.mktemp("spark_semantics"), "spark", spark_conf=spark_cluster.spark_conf(),
+                in_process=True)
     examples = install_examples(p)
     for case in batch:
         case.install(p)
