@@ -15,8 +15,8 @@
       one that does closes the open version and starts the next, a delete closes it. Closed
       versions are kept as they are. A hand edit of a closed version is folded in when the key is
       next replayed (its rows then differ from the log's), which keeps the same rows.
-  Shapes without a fast path (bitemporal, partial updates, SCD2 with a sequence column among the
-  output columns) replay every affected key.
+  Shapes without a fast path (bitemporal, partial updates, SCD2 with an untracked sequence column
+  among the output columns) replay every affected key.
 -#}
 
 {#- The affected keys (affected_keys_sql), each with __auto_cdc_fast: does it take the fast path? -#}

@@ -14,9 +14,10 @@
 {% macro default__fast_path_applies(args) %}
   {%- set cfg = args.cfg -%}
   {%- if cfg.scd not in [1, 2] or cfg.columns_to_update or cfg.ignore_null -%}{{ return(false) }}{%- endif -%}
-  {#- SCD2 continues the open version from its row, whose __START_AT stands for its sequence: a
-      sequence column shown in the row would not -#}
-  {%- for c in cfg.seq_columns if cfg.scd == 2 and c in args.output -%}{{ return(false) }}{%- endfor -%}
+  {#- SCD2 continues the open version from its row, with the sequence of its __START_AT: a sequence
+      column shown in the row holds that value only when it is tracked (a tracked column's value is
+      the same in every event of a version); an untracked one shows the version's last event's -#}
+  {%- for c in cfg.seq_columns if cfg.scd == 2 and c in args.output and c not in args.tracked -%}{{ return(false) }}{%- endfor -%}
   {{ return(true) }}
 {% endmacro %}
 
