@@ -107,13 +107,15 @@ def test_scd2_showing_its_sequence_takes_the_fast_path_when_the_sequence_is_trac
     project.table("feed", FEED, [(1, 1, "U", "a", "x"), (2, 1, "U", "b", "x")])
     project.feed_model("t", "feed", **dict(BASE, except_column_list=["op"]), stored_as_scd_type=2, **tracking)
     project.run()
-    # key 1: city changes, then name; key 2: only seq changes (absorbed when seq is untracked)
+    # key 1: city changes, then name (each a new version); key 2: only seq changes (absorbed when seq is
+    # untracked)
     project.insert("feed", COLS, [(1, 2, "U", "a", "y"), (1, 3, "U", "a2", "y"), (2, 4, "U", "b", "x")])
     project.run()
     assert runs(project, "t")[-1][1:3] == ((0, 2) if untracked else (2, 0))
     rows = target_rows(project, "t", ["id", "seq", "name", "city", "__START_AT", "__END_AT"])
     if untracked:  # seq shows the version's last event
-        assert rows == [(1, 2, "a", "y", 1, 3), (1, 3, "a2", "y", 3, None), (2, 4, "b", "x", 1, None)]
+        assert rows == [(1, 1, "a", "x", 1, 2), (1, 2, "a", "y", 2, 3), (1, 3, "a2", "y", 3, None),
+                        (2, 4, "b", "x", 1, None)]
     else:  # every event changes seq, a tracked column: a version each
         assert rows == [(1, 1, "a", "x", 1, 2), (1, 2, "a", "y", 2, 3), (1, 3, "a2", "y", 3, None),
                         (2, 1, "b", "x", 1, 4), (2, 4, "b", "x", 4, None)]
