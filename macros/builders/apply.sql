@@ -94,18 +94,17 @@
   {%- if args.get('history_ready') -%}
     {% do auto_cdc._run_sql(auto_cdc.append_to_history_sql(args, run_id)) %}
   {%- endif -%}
-  {#- the rows the affected keys should have: a table, or (fast path alone) a query read by the two below -#}
-  {%- if replay -%}
-    {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.desired, auto_cdc.desired_rows_sql(args, with_fast=true))) %}
-  {%- else -%}
-    {%- do args.update({'desired': '(' ~ auto_cdc.desired_rows_sql(args, with_fast=true) ~ ')'}) -%}
-  {%- endif -%}
+  {#- the rows the affected keys should have, then the target's rows that differ from them (stale) and
+      theirs that the target lacks (missing): one round trip -#}
+  {%- set create_desired = auto_cdc.create_temp_table_sql(args.desired, auto_cdc.desired_rows_sql(args, with_fast=true)) -%}
   {% if not incremental %}
+    {% do auto_cdc._run_sql(create_desired) %}
     {% do auto_cdc._run_sql(auto_cdc.create_target_sql(args)) %}
     {% do auto_cdc.create_key_indexes(args) %}
   {% endif %}
-  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.stale, auto_cdc.stale_rows_sql(args))) %}
-  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.missing, auto_cdc.missing_rows_sql(args))) %}
+  {% do auto_cdc._run_statements(([create_desired] if incremental else [])
+        + [auto_cdc.create_temp_table_sql(args.stale, auto_cdc.stale_rows_sql(args)),
+           auto_cdc.create_temp_table_sql(args.missing, auto_cdc.missing_rows_sql(args))]) %}
   {% do auto_cdc.write_changes(args) %}
   {%- if not incremental -%}
     {% do auto_cdc.analyze_relations([args.target, args.log]) %}

@@ -97,18 +97,22 @@ expected as (
   where e.{{ rank }} = 1 and e.{{ op }} = '{{ n.upsert }}'
     and (t.{{ auto_cdc._q(seqs[0]) }} is null or not {{ auto_cdc._seq_lt(seqs, 'e', 't') }})
 ),
-{#- the touched keys' rows in the target, read once: how many are current (SCD2: open versions) and,
-    for SCD2, how many versions there are -#}
+{#- the touched keys' rows in the target, read once: how many are current (SCD2: open versions), how
+    many of those are the row the key's last applied event left and, for SCD2, how many versions
+    there are -#}
 held as (
   select {{ auto_cdc._cols(keys, 't') }},
   {%- if open_only %}
     count(case when t.{{ auto_cdc._q(n.end_at) }} is null then 1 end) as {{ auto_cdc._q(n.internal_prefix ~ 'rows') }},
-    count(*) as {{ auto_cdc._q(n.internal_prefix ~ 'versions') }}
+    count(*) as {{ auto_cdc._q(n.internal_prefix ~ 'versions') }},
   {%- else %}
-    count(*) as {{ auto_cdc._q(n.internal_prefix ~ 'rows') }}
+    count(*) as {{ auto_cdc._q(n.internal_prefix ~ 'rows') }},
   {%- endif %}
+    count(x.{{ k0 }}) as {{ auto_cdc._q(n.internal_prefix ~ 'as_left') }}
   from {{ args.target }} t
   join touched k on {{ auto_cdc._eq(keys, 't', 'k') }}
+  left join expected x on {{ auto_cdc._eq(keys, 'x', 't') }} and {{ auto_cdc._same(compared, 't', 'x') }}
+    {%- if open_only %} and t.{{ auto_cdc._q(n.end_at) }} is null{% endif %}
   group by {{ auto_cdc._cols(keys, 't') }}
 )
 {%- if open_only %},
@@ -141,11 +145,7 @@ select
     {%- if open_only %}
     when coalesce(h.{{ auto_cdc._q(n.internal_prefix ~ 'versions') }}, 0) <> coalesce(v.{{ auto_cdc._q(n.internal_prefix ~ 'versions') }}, 0) then false
     {%- endif %}
-    when x.{{ k0 }} is not null and not exists (
-      select 1 from {{ args.target }} t
-      where {{ auto_cdc._eq(keys, 't', 'x') }} and {{ auto_cdc._same(compared, 't', 'x') }}
-        {%- if open_only %} and t.{{ auto_cdc._q(n.end_at) }} is null{% endif %}
-    ) then false
+    when x.{{ k0 }} is not null and coalesce(h.{{ auto_cdc._q(n.internal_prefix ~ 'as_left') }}, 0) = 0 then false
     else true
   end as {{ auto_cdc._q(n.fast) }}
 from all_keys a

@@ -1,5 +1,5 @@
 {#-
-  Reading column types and running a statement that returns rows.
+  Reading column types, and sending several statements in one round trip where the driver allows.
   Each hook: its dispatcher, `default__` (what DuckDB and Postgres share unless they override it), then
   the engines' overrides, each saying how its dialect differs. docs/contributing.md lists them all.
 -#}
@@ -136,4 +136,22 @@ order by r, i
 {% macro spark__run_then_query(sql, query) %}
   {% do auto_cdc._run_sql(sql) %}
   {{ return(auto_cdc._query(query)) }}
+{% endmacro %}
+
+
+{#- Run statements that need no answer in between, in one round trip where the engine's driver takes
+    several statements in one call (the same as one _run_sql each elsewhere). -#}
+{% macro _run_statements(statements) %}
+  {{ return(adapter.dispatch('run_statements', 'auto_cdc')(statements)) }}
+{% endmacro %}
+
+{% macro default__run_statements(statements) %}
+  {%- set trimmed = [] -%}
+  {%- for sql in statements -%}{%- do trimmed.append(sql | trim) -%}{%- endfor -%}
+  {% do auto_cdc._run_sql(trimmed | join(';\n')) %}
+{% endmacro %}
+
+{#- Spark: spark.sql takes one statement per call. -#}
+{% macro spark__run_statements(statements) %}
+  {%- for sql in statements -%}{% do auto_cdc._run_sql(sql) %}{%- endfor -%}
 {% endmacro %}
