@@ -227,6 +227,18 @@ def test_lock_timeout_fails_the_run_naming_the_session_that_holds_the_lock(proje
     assert target_rows(project, "t", HISTORY) == EXPECTED
 
 
+def test_postgres_run_turns_jit_off_for_its_own_transaction_only(project):
+    """The lock statement also sets jit off for the run's transaction (the planner misjudges the run's
+    temp tables, and compiling the apply's joins took longer than running them)."""
+    postgres_only(project)
+    project.table("feed", FEED, EVENTS)
+    project.execute(f"create table {project.relation('seen')} (jit text)")
+    project.feed_model("t", "feed", **BASE, post_hook=f"insert into {project.relation('seen')} select current_setting('jit')")
+    project.run()
+    assert project.fetch(f"select jit from {project.relation('seen')}") == [("off",)]
+    assert project.fetch("select current_setting('jit')") == [("on",)]  # the server's default, elsewhere
+
+
 # -- who can read what ------------------------------------------------------------------------------
 
 def test_grants_reach_the_target_and_its_change_feed_not_its_logs(project):
