@@ -6,7 +6,8 @@ the four runs and the reads share one driver (dbt-spark's `session` method):
   over two runs; E4 one event per run), with the same expected tables as on DuckDB and Postgres;
 - generated cases from the property tests' strategies (change feeds of every shape, snapshot series,
   snapshots interleaved with events), each compared with the reference model. They are drawn from
-  AUTO_CDC_SPARK_SEED (printed), so a failure is reproducible;
+  AUTO_CDC_SPARK_SEED, by default the session's property seed (new at each run, printed in the header),
+  so each run explores other cases and a failure is reproducible;
 - the change data feed of test_changes.py (both change tables, and downstream models rebuilt from
   table_changes equal to their upstream targets);
 - on_schema_change on parquet: a new column is appended (or ignored), a dropped one kept; 'fail' and
@@ -34,7 +35,7 @@ from test_snapshots import snapshot_cases
 pytestmark = pytest.mark.skipif("spark" not in ENGINES, reason="the Spark tier runs with AUTO_CDC_ENGINES=spark")
 
 FULL = os.environ.get("AUTO_CDC_SPARK_FULL", "") not in ("", "0")
-SEED = int(os.environ.get("AUTO_CDC_SPARK_SEED", "2026"))
+SEED = int(os.environ.get("AUTO_CDC_SPARK_SEED", os.environ.get("AUTO_CDC_PROPERTY_SEED", "2026")))
 # (SCD type, partial-update mode) of the generated change feeds
 DEFAULT_SHAPES = [(1, None), (1, "columns_to_update"), (2, None), (2, "ignore_null_updates_column_list"),
                   ("bitemporal", None), ("bitemporal", "ignore_null_updates_except_column_list")]
@@ -203,4 +204,4 @@ def test_examples_and_generated_cases_on_spark_equal_the_expected_tables(spark_c
                                                c.runs) for c in batch])
     print(f"Spark ran in {spark_cluster.mode} mode ({spark_cluster.master_url}); {len(examples['checks'])} example "
           f"models, {len(batch)} generated cases, 4 change-feed and {len(SCHEMA_MODES)} schema-change models, {runs} dbt runs")
-    assert not failures, "\n".join(failures)
+    assert not failures, f"seed {SEED} (AUTO_CDC_SPARK_SEED={SEED} repeats it):\n" + "\n".join(failures)
