@@ -177,3 +177,5 @@ def pytest_terminal_summary(terminalreporter):
     for module, seconds in sorted(_MODULE_SECONDS.items(), key=lambda kv: -kv[1]):
         terminalreporter.write_line(f"{seconds:8.1f}s  {_MODULE_TESTS[module]:4d} tests  {module}")
     terminalreporter.write_line(f"{sum(_MODULE_SECONDS.values()):8.1f}s  total")
+    # the header (where the seed also is) is left out under -q
+    terminalreporter.write_line(pytest_report_header(terminalreporter.config))
