@@ -212,17 +212,17 @@ class Project:
             from auto_cdc_testkit.testing.spark import session
             from auto_cdc_testkit.testing.spark_read import read
             result = read(session(self.spark_conf), self.schema, list(self._pending), dict(queries))
-            self._pending.clear()
-            self._write_setup()
-            return result
-        job = {"conf": self.spark_conf, "schema": self.schema, "pending": list(self._pending), "queries": dict(queries)}
-        proc = subprocess.run([sys.executable, "-m", "auto_cdc_testkit.testing.spark_read"], input=pickle.dumps(job),
-                              capture_output=True, env={**os.environ, "PYSPARK_PYTHON": sys.executable})
-        if proc.returncode != 0:
-            raise DbtError("Spark read failed:\n" + proc.stderr.decode(errors="replace")[-6000:])
+        else:
+            job = {"conf": self.spark_conf, "schema": self.schema, "pending": list(self._pending),
+                   "queries": dict(queries)}
+            proc = subprocess.run([sys.executable, "-m", "auto_cdc_testkit.testing.spark_read"], input=pickle.dumps(job),
+                                  capture_output=True, env={**os.environ, "PYSPARK_PYTHON": sys.executable})
+            if proc.returncode != 0:
+                raise DbtError("Spark read failed:\n" + proc.stderr.decode(errors="replace")[-6000:])
+            result = pickle.loads(proc.stdout)
         self._pending.clear()
         self._write_setup()
-        return pickle.loads(proc.stdout)
+        return result
 
     def read_all(self, side_tables: Sequence[str] = ()) -> dict[str, list[dict]]:
         """Every table of the schema but the package's side tables (those named are read too), in one

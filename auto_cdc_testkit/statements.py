@@ -92,11 +92,14 @@ def is_adapter_sql(sql: str) -> bool:
     return any(fragment in sql for fragment in ADAPTER_SQL)
 
 
+def is_materialization_sql(sql: str) -> bool:
+    """A statement the node's materialization sent: neither transaction control nor the adapter's own."""
+    return not is_transaction_control(sql) and not is_adapter_sql(sql)
+
+
 def apply_statement_counts(log: str | Path, invocation_id: str | None = None) -> dict[str | None, int]:
-    """How many statements each node's materialization sent in one invocation (the last by default):
-    without transaction control and without what the adapter sends for every node."""
-    return {node: sum(1 for sql in sqls if not is_transaction_control(sql) and not is_adapter_sql(sql))
-            for node, sqls in statements(log, invocation_id).items()}
+    """How many statements each node's materialization sent in one invocation (the last by default)."""
+    return {node: sum(map(is_materialization_sql, sqls)) for node, sqls in statements(log, invocation_id).items()}
 
 
 def first_words(sqls: list[str], words: int = 3) -> Counter:
@@ -117,7 +120,7 @@ def main(argv: list[str]) -> int:
         return 0
     all_sql = statements(log)
     for node, sqls in sorted(all_sql.items(), key=lambda item: str(item[0])):
-        work = sum(1 for sql in sqls if not is_transaction_control(sql) and not is_adapter_sql(sql))
+        work = sum(map(is_materialization_sql, sqls))
         print(f"{len(sqls):5d} statements ({work} without begin/commit and the adapter's own)  {node or '(no node)'}")
     return 0
 

@@ -214,8 +214,8 @@ def _statements(log: Path) -> list[dict]:
 
 
 def _short(t: dict) -> str:
-    return (f"run {t['run_s']}s, apply {t['apply_s']}s, SQL {t['sql_s']}s, {t['apply_statements']} statements ({t['statements']} with BEGIN/COMMIT and the adapter's own) "
-            f"({t['message']})")
+    return (f"run {t['run_s']}s, apply {t['apply_s']}s, SQL {t['sql_s']}s, {t['apply_statements']} statements "
+            f"({t['statements']} with BEGIN/COMMIT and the adapter's own) ({t['message']})")
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -13,16 +13,15 @@ from hypothesis import given, strategies as st
 
 from auto_cdc_testkit.cases import PROPERTY_SETTINGS, Case, check_batch
 from auto_cdc_testkit.harness import target_rows
-from auto_cdc_testkit.statements import ADAPTER_SQL
+from auto_cdc_testkit.statements import is_adapter_sql
 
 FEED = [("id", "integer"), ("seq", "integer"), ("op", "varchar"), ("name", "varchar"), ("city", "varchar")]
 COLS = ["id", "seq", "op", "name", "city"]
 BASE = dict(materialized="auto_cdc", keys=["id"], sequence_by="seq", apply_as_deletes="op = 'D'",
             except_column_list=["op", "seq"])
-# SQL the adapter sends for every node, whatever its materialization, and transaction control: not the
-# apply's statements
+# transaction control (and the adapter's own SQL for every node, is_adapter_sql): not the apply's statements
 CONTROL = {"BEGIN", "COMMIT", "ROLLBACK", "Close"}
-# Postgres: the model's lock and the relation lookup that follows it (helpers.sql, lock_model)
+# Postgres: the model's lock and the relation lookup that follows it (dialect/locking.sql, lock_model)
 LOCK_STATEMENTS = {"duckdb": 0, "postgres": 2}
 
 
@@ -33,7 +32,7 @@ def run_statements(project, model: str) -> list[str]:
     calls = []
     for m in re.finditer(r"On model\.[^:]+\." + re.escape(model) + r": (.*?)(?=\n\S*\d\d:\d\d:\d\d|\Z)", last, re.S):
         sql = re.sub(r"^/\*.*?\*/\s*", "", m.group(1).strip(), flags=re.S)
-        if sql in CONTROL or any(s in sql for s in ADAPTER_SQL):
+        if sql in CONTROL or is_adapter_sql(sql):
             continue
         calls.append(sql)
     return calls
