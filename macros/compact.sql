@@ -20,7 +20,6 @@
 -#}
 {% macro compact(model, older_than=none) %}
   {%- set n = auto_cdc._names() -%}
-  {% do auto_cdc._check_deletes_supported('compact') %}
   {%- set nodes = [] -%}
   {%- for node in graph.nodes.values() if node.resource_type == 'model' and node.name == model -%}
     {%- do nodes.append(node) -%}
@@ -40,6 +39,7 @@
   {%- for rel in [target, log_rel, runs_rel] if adapter.get_relation(rel.database, rel.schema, rel.identifier) is none -%}
     {%- do exceptions.raise_compiler_error(head ~ rel ~ " does not exist; run the model first") -%}
   {%- endfor -%}
+  {% do auto_cdc._check_deletes_supported('compact', target) %}
   {%- set shape = auto_cdc._compaction_shape(node, adapter.get_columns_in_relation(log_rel)) -%}
   {%- set problems = shape.problems -%}
   {%- if older_than is none or (older_than | string | trim) == '' -%}

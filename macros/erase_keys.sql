@@ -12,7 +12,6 @@
 -#}
 {% macro erase_keys(model, where) %}
   {%- set n = auto_cdc._names() -%}
-  {% do auto_cdc._check_deletes_supported('erase_keys') %}
   {%- if not where or not (where | trim) -%}
     {%- do exceptions.raise_compiler_error("auto_cdc.erase_keys: give `where`, a condition over the model's key columns") -%}
   {%- endif -%}
@@ -32,6 +31,7 @@
   {%- if target is none -%}
     {%- do exceptions.raise_compiler_error("auto_cdc.erase_keys: model '" ~ model ~ "' has not been built yet") -%}
   {%- endif -%}
+  {% do auto_cdc._check_deletes_supported('erase_keys', target) %}
   {#- the model's lock (locking.sql): an erase waits for a run of the model, and a run for the erase -#}
   {% do auto_cdc.take_model_lock(api.Relation.create(database=node.database, schema=node.schema, identifier=node.alias or node.name),
                                  model, node.config.get('lock_timeout', '1h'), node.config.get('statement_timeout')) %}

@@ -91,8 +91,19 @@ case "${AUTO_CDC_ENGINES:-}" in *spark*) extras="test,spark" ;; esac
 
 hash="$(hash_file pyproject.toml)$(hash_file requirements-dev.txt | cut -c1-16)"
 stamp="$VENV/.bootstrap-$hash-${extras/,/-}"
+
+# The Spark tier's Delta Lake jars, from Maven Central into a cache every clone shares (a no-op once
+# there): auto_cdc_testkit/testing/delta.py pins the version that matches the pinned pyspark.
+fetch_delta_jars() {
+    [ "$extras" = "test,spark" ] || return 0
+    if ! "$VENV/bin/python" -m auto_cdc_testkit.testing.delta >/dev/null; then
+        die "fetching the Delta Lake jars from Maven Central failed (python -m auto_cdc_testkit.testing.delta)"
+    fi
+}
+
 # an install with the spark extra has the test extra too
 if [ -f "$stamp" ] || { [ "$extras" = test ] && [ -f "$VENV/.bootstrap-$hash-test-spark" ]; }; then
+    fetch_delta_jars
     exit 0
 fi
 
@@ -112,5 +123,6 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1
 pip_quiet install -q --upgrade pip
 pip_quiet install -q -r requirements-dev.txt -e ".[$extras]"
 
+fetch_delta_jars
 rm -f "$VENV"/.bootstrap-*
 touch "$stamp"

@@ -35,6 +35,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from auto_cdc_testkit.testing import delta
+
 HOST = "127.0.0.1"
 START_TIMEOUT = 90.0
 
@@ -84,8 +86,13 @@ class SparkCluster:
     def metastore(self) -> Path:
         return self.tmp_dir / "metastore_db"
 
+    @property
+    def has_delta(self) -> bool:
+        return "spark.sql.extensions" in self.spark_conf()
+
     def spark_conf(self) -> dict[str, str]:
-        """The driver settings: the master, a shared warehouse and a persistent Derby metastore."""
+        """The driver settings: the master, a shared warehouse, a persistent Derby metastore, and Delta
+        Lake's catalog when its jars are there."""
         conf = {
             "spark.master": self.master_url,
             "spark.sql.warehouse.dir": str(self.warehouse),
@@ -101,6 +108,9 @@ class SparkCluster:
             "spark.sql.session.timeZone": "UTC",
             "spark.driver.extraJavaOptions": f"-Dderby.system.home={self.tmp_dir} -Dderby.stream.error.file={self.tmp_dir}/derby.log",
         }
+        jars = delta.jars()
+        if jars:  # Delta Lake's catalog (fetched by scripts/bootstrap.sh): new targets are Delta tables
+            conf.update(delta.spark_conf(jars))
         conf.update(self.conf)
         return conf
 

@@ -4,7 +4,9 @@
   a bucket of their keys, `__auto_cdc_bucket = pmod(xxhash64(keys), buckets)`, and a run rewrites
   only the buckets that hold affected keys (INSERT OVERWRITE with dynamic partition overwrite);
   appends are plain INSERTs. A run's cost follows its batch: the affected keys' buckets, not the
-  table. With file_format delta, iceberg or hudi (not tested here) the target takes MERGE instead.
+  table. With file_format delta (the default where the session has Delta Lake; iceberg and hudi take
+  the same path, untested) the tables are not bucketed and the apply is the other engines' own:
+  MERGE, UPDATE and DELETE (each hook below falls back to its default there).
   Temporary relations are real parquet tables beside the target (a Spark temp view is a query,
   recomputed at each read, and would see the log after the append).
   Aliases: in a correlated subquery Spark resolves `b.x` against the inner tables' columns first, so
@@ -36,12 +38,60 @@
 pmod(xxhash64({{ auto_cdc._cols(args.cfg.key_columns, prefix) }}), {{ auto_cdc._spark_buckets(args) }})
 {%- endmacro %}
 
-{% macro _spark_format() %}
-  {{ return(config.get('file_format', 'parquet')) }}
+{#- The table format of the model's target and bookkeeping tables. An existing target keeps its format
+    (read from dbt's relation cache, which dbt-spark fills from the table's provider); a configured
+    file_format that differs from it is an error until --full-refresh rebuilds the target. A new
+    target takes file_format, or delta when the session has Delta Lake's catalog, or parquet.
+    `relation`: a target named by a run-operation (no model context). -#}
+{% macro _spark_format(relation=none) %}
+  {%- set existing = load_cached_relation(relation if relation is not none else this) -%}
+  {%- if relation is not none -%}
+    {{ return(auto_cdc._spark_relation_format(existing)) }}
+  {%- endif -%}
+  {%- set configured = config.get('file_format') -%}
+  {%- if existing is not none and existing.is_table and not should_full_refresh() -%}
+    {%- set found = auto_cdc._spark_relation_format(existing) -%}
+    {%- if configured and (configured | lower) != found -%}
+      {%- do exceptions.raise_compiler_error("auto_cdc model '" ~ model.name ~ "': the target " ~ existing ~ " is a " ~ found
+            ~ " table and file_format is '" ~ configured ~ "'. Run with --full-refresh to rebuild it as " ~ configured
+            ~ " (the history is rebuilt from what the source still holds: events it no longer holds are lost), or set file_format: " ~ found) -%}
+    {%- endif -%}
+    {{ return(found) }}
+  {%- endif -%}
+  {{ return((configured | lower) if configured else ('delta' if auto_cdc._spark_session_has_delta() else 'parquet')) }}
 {% endmacro %}
 
-{% macro _spark_has_merge() %}
-  {{ return(auto_cdc._spark_format() in ['delta', 'iceberg', 'hudi']) }}
+{% macro _spark_relation_format(relation) %}
+  {%- if relation is none or not relation.is_table -%}{{ return('parquet') }}{%- endif -%}
+  {{ return('delta' if relation.is_delta else ('iceberg' if relation.is_iceberg else ('hudi' if relation.is_hudi else 'parquet'))) }}
+{% endmacro %}
+
+{#- Whether the session's catalog is Delta Lake's (spark.sql.catalog.spark_catalog), so that `using
+    delta` tables can be created: asked once per call, on first runs and full refreshes only. -#}
+{% macro _spark_session_has_delta() %}
+  {%- if not execute -%}{{ return(false) }}{%- endif -%}
+  {%- set row = auto_cdc._query('set spark.sql.catalog.spark_catalog').rows[0] -%}
+  {{ return('delta' in (row[1] | string | lower)) }}
+{% endmacro %}
+
+{#- The TBLPROPERTIES clause of a Delta target or event log: column mapping by name, so that
+    on_schema_change can drop a column, type widening, so that it can widen a column's type, and,
+    with change_data_feed, Delta's own change data feed; then the model's own `tblproperties`. -#}
+{% macro _spark_table_properties(change_data_feed) %}
+  {%- set props = {} -%}
+  {%- if auto_cdc._spark_format() == 'delta' -%}
+    {%- do props.update({'delta.columnMapping.mode': 'name', 'delta.enableTypeWidening': 'true'}) -%}
+    {%- if change_data_feed -%}{%- do props.update({'delta.enableChangeDataFeed': 'true'}) -%}{%- endif -%}
+  {%- endif -%}
+  {%- do props.update(config.get('tblproperties') or {}) -%}
+  {%- if not props -%}{{ return('') }}{%- endif -%}
+  {%- set pairs = [] -%}
+  {%- for k, v in props.items() -%}{%- do pairs.append("'" ~ k ~ "' = '" ~ v ~ "'") -%}{%- endfor -%}
+  {{ return('tblproperties (' ~ (pairs | join(', ')) ~ ')') }}
+{% endmacro %}
+
+{% macro _spark_has_merge(relation=none) %}
+  {{ return(auto_cdc._spark_format(relation) in ['delta', 'iceberg', 'hudi']) }}
 {% endmacro %}
 
 {#- The bucket numbers a query returns (one column), for literal partition filters: a literal list

@@ -131,7 +131,7 @@
     {%- set counts = auto_cdc._query('select ' ~ upserted ~ ', ' ~ removed ~ ', ' ~ deleted).rows[0] -%}
     {%- do metrics.update({'num_upserted_rows': counts[0] | int, 'num_deleted_rows': counts[2] | int}) -%}
     {%- if cdf and (counts[0] | int) + (counts[1] | int) > 0 -%}
-      {%- set commit_version = auto_cdc._record_changes(args) -%}
+      {%- set commit_version = auto_cdc.record_changes(args) -%}
     {%- endif -%}
     {% do auto_cdc._run_sql(auto_cdc.record_run_sql(args, run_id, metrics, commit_version)) %}
   {%- elif written -%}

@@ -66,7 +66,7 @@ select distinct {{ auto_cdc._cols(cfg.key_columns) }} from (
   from (
     select {{ cols }}, 1 as {{ side }} from {{ args.held }}
     {%- if args.get('fast_path') %}
-    {#- keys on the fast path were checked when they were classified (paths.sql) -#}
+    {#- keys on the fast path were checked when they were classified (paths.sql) #}
     where {{ auto_cdc._q(auto_cdc._names().fast) }} is not true
     {%- endif %}
     union all

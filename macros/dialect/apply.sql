@@ -21,9 +21,10 @@
   {{ return(true) }}
 {% endmacro %}
 
-{#- Spark on parquet: every affected key is replayed and its buckets rewritten (macros/adapters/spark.sql). -#}
+{#- Spark on parquet: every affected key is replayed and its buckets rewritten (macros/adapters/spark.sql).
+    Delta takes the MERGE of the other engines, and their fast path. -#}
 {% macro spark__fast_path_applies(args) %}
-  {{ return(false) }}
+  {{ return(auto_cdc._spark_has_merge() and auto_cdc.default__fast_path_applies(args)) }}
 {% endmacro %}
 
 
@@ -36,7 +37,8 @@
   {{ return(true) }}
 {% endmacro %}
 
-{#- Spark on parquet: a run also recomputes the keys of events a killed run left in the log. -#}
+{#- Spark: a run also recomputes the keys of events a killed run left in the log (no transaction holds
+    a run's statements together, on parquet or on Delta). -#}
 {% macro spark__skips_empty_runs() %}
   {{ return(false) }}
 {% endmacro %}
@@ -194,8 +196,10 @@ from {{ args.target }} t
 join {{ args.affected }} a on {{ auto_cdc._eq(args.cfg.key_columns, 't', 'a') }}
 {% endmacro %}
 
-{#- The affected keys' target rows, read from their buckets only (a literal list prunes the rest). -#}
+{#- The affected keys' target rows, read from their buckets only (a literal list prunes the rest); Delta
+    tables are not bucketed. -#}
 {% macro spark__held_rows_sql(args) %}
+  {%- if auto_cdc._spark_has_merge() -%}{{ return(auto_cdc.default__held_rows_sql(args)) }}{%- endif -%}
   {%- set n = auto_cdc._names() -%}
   {% do auto_cdc._spark_settings() %}
   {%- set buckets = auto_cdc._spark_bucket_list('select distinct ' ~ auto_cdc._spark_bucket_expr(args) ~ ' from ' ~ args.affected) -%}
@@ -216,7 +220,9 @@ select {{ auto_cdc._cols(args.stored) }}, {{ auto_cdc._q(n.op) }}, {{ run_id }}
 from {{ args.new }}
 {% endmacro %}
 
+{#- Parquet: each event with its bucket; Delta tables are not bucketed. -#}
 {% macro spark__append_to_log_sql(args, run_id) %}
+  {%- if auto_cdc._spark_has_merge() -%}{{ return(auto_cdc.default__append_to_log_sql(args, run_id)) }}{%- endif -%}
   {%- set n = auto_cdc._names() -%}
 insert into {{ args.log }} ({{ auto_cdc._cols(args.stored) }}, {{ auto_cdc._q(n.op) }}, {{ auto_cdc._q(n.run) }}, {{ auto_cdc._q(n.bucket) }})
 select {{ auto_cdc._cols(args.stored) }}, {{ auto_cdc._q(n.op) }}, {{ run_id }}, {{ auto_cdc._spark_bucket_expr(args) }}
@@ -284,18 +290,21 @@ from {{ args.new }}
 
 {#- Step 5 on parquet: the new contents of every bucket that holds a stale or a missing row (its
     rows that are not stale, plus the missing rows) are staged in a table, then those buckets are
-    overwritten from it; a bucket left with no row is dropped. With MERGE (delta, iceberg, hudi):
-    delete the stale rows, insert the missing ones. -#}
+    overwritten from it; a bucket left with no row is dropped. With MERGE (delta, iceberg, hudi): the
+    other engines' one MERGE, so that a run is one commit of the target (and one version of its
+    change data feed). -#}
 {% macro spark__write_changes(args) %}
   {%- set n = auto_cdc._names() -%}
   {%- set cols = args.target_columns -%}
   {%- set keys = args.cfg.key_columns -%}
   {%- if auto_cdc._spark_has_merge() -%}
-    {% do auto_cdc._run_sql('merge into ' ~ args.target ~ ' as t using ' ~ args.stale ~ ' as s on '
-          ~ auto_cdc._eq(keys, 't', 's') ~ ' and ' ~ auto_cdc._same(cols, 't', 's') ~ ' when matched then delete') %}
-    {% do auto_cdc._run_sql('insert into ' ~ args.target ~ ' (' ~ auto_cdc._cols(cols + [n.bucket]) ~ ') select '
-          ~ auto_cdc._cols(cols) ~ ', ' ~ auto_cdc._spark_bucket_expr(args) ~ ' from ' ~ args.missing) %}
-    {{ return(none) }}
+    {%- if config.get('change_data_feed', false) and auto_cdc._spark_format() == 'delta' -%}
+      {%- set found = auto_cdc._query('show tblproperties ' ~ args.target ~ " ('delta.enableChangeDataFeed')").rows -%}
+      {%- if not found or (found[0][1] | string | lower) != 'true' -%}
+        {% do auto_cdc._run_sql('alter table ' ~ args.target ~ " set tblproperties ('delta.enableChangeDataFeed' = 'true')") %}
+      {%- endif -%}
+    {%- endif -%}
+    {{ return(auto_cdc.default__write_changes(args)) }}
   {%- endif -%}
   {% do auto_cdc._spark_settings() %}
   {%- set buckets = auto_cdc._spark_bucket_list('select ' ~ auto_cdc._spark_bucket_expr(args) ~ ' from ' ~ args.stale
@@ -325,6 +334,42 @@ from {{ args.missing }}
 {% endmacro %}
 
 
+{#- With change_data_feed: record the changes of a run that changed the target (the caller checks);
+    returns the run's commit version (the run log keeps it). -#}
+{% macro record_changes(args) %}
+  {{ return(adapter.dispatch('record_changes', 'auto_cdc')(args)) }}
+{% endmacro %}
+
+{#- Into the change feed table beside the target (macros/builders/changes.sql). -#}
+{% macro default__record_changes(args) %}
+  {{ return(auto_cdc._record_changes(args)) }}
+{% endmacro %}
+
+{#- Delta: the table's own change data feed (delta.enableChangeDataFeed) has recorded the run's MERGE
+    already; the run's commit version is that commit's table version. A target created before
+    change_data_feed was set gets the property first (spark__write_changes). -#}
+{% macro spark__record_changes(args) %}
+  {%- if not auto_cdc._spark_has_merge() -%}{{ return(auto_cdc._record_changes(args)) }}{%- endif -%}
+  {{ return(auto_cdc._query('describe history ' ~ args.target ~ ' limit 1').columns['version'].values()[0] | int) }}
+{% endmacro %}
+
+
+{#- Whether the change data feed is a table beside the target (<target>__auto_cdc_changes), rather
+    than the target's own. -#}
+{% macro keeps_change_table() %}
+  {{ return(adapter.dispatch('keeps_change_table', 'auto_cdc')()) }}
+{% endmacro %}
+
+{% macro default__keeps_change_table() %}
+  {{ return(true) }}
+{% endmacro %}
+
+{#- Delta: the target's own change data feed. -#}
+{% macro spark__keeps_change_table() %}
+  {{ return(not auto_cdc._spark_has_merge()) }}
+{% endmacro %}
+
+
 {#- Whether the engine's targets can be edited by hand, so that a run must look for edits. -#}
 {% macro takes_hand_edits() %}
   {{ return(adapter.dispatch('takes_hand_edits', 'auto_cdc')()) }}
@@ -334,7 +379,8 @@ from {{ args.missing }}
   {{ return(true) }}
 {% endmacro %}
 
-{#- Spark on parquet: tables take no UPDATE or DELETE, so hand edits cannot happen (docs/spark.md). -#}
+{#- Spark on parquet: tables take no UPDATE or DELETE, so hand edits cannot happen (docs/spark.md);
+    Delta tables take them. -#}
 {% macro spark__takes_hand_edits() %}
-  {{ return(false) }}
+  {{ return(auto_cdc._spark_has_merge()) }}
 {% endmacro %}

@@ -109,9 +109,19 @@ create table {{ args.target }} as
 select * from {{ args.desired }} where 1 = 0
 {% endmacro %}
 
-{#- The target: the model's columns, then the bucket column it is partitioned by. -#}
+{#- The target: on parquet the model's columns, then the bucket column it is partitioned by; on Delta
+    the model's columns, with the table properties of _spark_table_properties. -#}
 {% macro spark__create_target_sql(args) %}
   {%- set n = auto_cdc._names() -%}
+  {%- if auto_cdc._spark_has_merge() -%}
+create table {{ args.target }}
+using {{ auto_cdc._spark_format() }}
+{{ auto_cdc._spark_table_properties(config.get('change_data_feed', false)) }}
+as
+select {{ auto_cdc._cols(args.target_columns) }}
+from {{ args.desired }}
+where 1 = 0
+  {%- else %}
 create table {{ args.target }}
 using {{ auto_cdc._spark_format() }}
 partitioned by ({{ auto_cdc._q(n.bucket) }})
@@ -119,6 +129,7 @@ as
 select {{ auto_cdc._cols(args.target_columns) }}, cast(0 as int) as {{ auto_cdc._q(n.bucket) }}
 from {{ args.desired }}
 where 1 = 0
+  {%- endif %}
 {% endmacro %}
 
 
@@ -137,6 +148,16 @@ where 1 = 0
 
 {% macro spark__create_log_sql(args) %}
   {%- set n = auto_cdc._names() -%}
+  {%- if auto_cdc._spark_has_merge() -%}
+create table {{ args.log }}
+using {{ auto_cdc._spark_format() }}
+{{ auto_cdc._spark_table_properties(false) }}
+as
+select {{ auto_cdc._cols(args.cfg.stored) }}, {{ auto_cdc._q(n.op) }}, cast(0 as bigint) as {{ auto_cdc._q(n.run) }},
+       cast(null as boolean) as {{ auto_cdc._q(n.edit) }}
+from {{ args.batch }}
+where 1 = 0
+  {%- else %}
 create table {{ args.log }}
 using {{ auto_cdc._spark_format() }}
 partitioned by ({{ auto_cdc._q(n.bucket) }})
@@ -146,6 +167,7 @@ select {{ auto_cdc._cols(args.cfg.stored) }}, {{ auto_cdc._q(n.op) }}, cast(0 as
        cast(null as boolean) as {{ auto_cdc._q(n.edit) }}, cast(0 as int) as {{ auto_cdc._q(n.bucket) }}
 from {{ args.batch }}
 where 1 = 0
+  {%- endif %}
 {% endmacro %}
 
 

@@ -121,28 +121,53 @@ case when {{ expr }} is null then null else concat(',', array_join(array_sort(ar
   `select * from {{ auto_cdc.table_changes(ref('m'), 0) }}` or `... }} as c`.
 -#}
 {% macro table_changes(relation, start_version, end_version=none) %}
-  {%- set changes = auto_cdc._side_relation(relation, auto_cdc._names().changes_suffix) -%}
-  {%- if execute and load_relation(changes) is none -%}
-    {%- do exceptions.raise_compiler_error("auto_cdc.table_changes: " ~ relation ~ " has no change feed (set change_data_feed: true on its model and run it)") -%}
-  {%- endif -%}
-  {%- set where = '_commit_version >= ' ~ start_version ~ (' and _commit_version <= ' ~ end_version if end_version is not none else '') -%}
-  {{- return(adapter.dispatch('_changes_from_item', 'auto_cdc')(changes, where)) -}}
+  {{- return(adapter.dispatch('_changes_from_item', 'auto_cdc')(relation, start_version, end_version)) -}}
 {%- endmacro %}
 
-{#- A subquery in FROM: DuckDB, Spark and PostgreSQL 16+ accept it with or without an alias. -#}
-{% macro default___changes_from_item(changes, where) -%}
-  {{- return('(select * from ' ~ changes ~ ' where ' ~ where ~ ')') -}}
+{#- The change feed table beside the target, as a subquery in FROM: DuckDB, Spark and PostgreSQL 16+
+    accept it with or without an alias. -#}
+{% macro default___changes_from_item(relation, start_version, end_version) -%}
+  {{- return('(select * from ' ~ auto_cdc._change_table(relation) ~ ' where ' ~ auto_cdc._change_versions(start_version, end_version) ~ ')') -}}
 {%- endmacro %}
 
 {#- PostgreSQL before 16 rejects a subquery in FROM without an alias, and one rendered with an alias
     would reject the caller's own. A function call in FROM needs none and takes one: unnest() of an
     array of the changes table's rows expands to that table's columns, in order. (It holds the
     selected rows in one array, so 16+ keeps the plain subquery.) -#}
-{% macro postgres___changes_from_item(changes, where) -%}
+{% macro postgres___changes_from_item(relation, start_version, end_version) -%}
   {%- set version = run_query('show server_version_num').columns[0].values()[0] | int if execute else 160000 -%}
   {%- if version >= 160000 -%}
-    {{- return(auto_cdc.default___changes_from_item(changes, where)) -}}
+    {{- return(auto_cdc.default___changes_from_item(relation, start_version, end_version)) -}}
   {%- endif -%}
   {%- set row = auto_cdc._alias('row') -%}
-  {{- return('unnest(array(select ' ~ row ~ ' from ' ~ changes ~ ' ' ~ row ~ ' where ' ~ where ~ '))') -}}
+  {{- return('unnest(array(select ' ~ row ~ ' from ' ~ auto_cdc._change_table(relation) ~ ' ' ~ row ~ ' where '
+             ~ auto_cdc._change_versions(start_version, end_version) ~ '))') -}}
 {%- endmacro %}
+
+{#- Delta: the target's own change data feed, through Spark's table_changes(). Delta refuses a start
+    version past the table's latest; the other engines return no row then, and so does this (a
+    downstream model that has read every version asks for the next one). -#}
+{% macro spark___changes_from_item(relation, start_version, end_version) -%}
+  {%- set existing = load_relation(relation) if execute else none -%}
+  {%- if existing is none or not existing.is_delta -%}
+    {{- return(auto_cdc.default___changes_from_item(relation, start_version, end_version)) -}}
+  {%- endif -%}
+  {%- set latest = auto_cdc._query('describe history ' ~ relation ~ ' limit 1').columns['version'].values()[0] | int -%}
+  {%- set name = "'" ~ relation.render() ~ "'" -%}
+  {%- if (start_version | int) > latest -%}
+    {{- return('(select * from table_changes(' ~ name ~ ', ' ~ latest ~ ') where false)') -}}
+  {%- endif -%}
+  {{- return('(select * from table_changes(' ~ name ~ ', ' ~ start_version ~ (', ' ~ end_version if end_version is not none else '') ~ '))') -}}
+{%- endmacro %}
+
+{% macro _change_table(relation) %}
+  {%- set changes = auto_cdc._side_relation(relation, auto_cdc._names().changes_suffix) -%}
+  {%- if execute and load_relation(changes) is none -%}
+    {%- do exceptions.raise_compiler_error("auto_cdc.table_changes: " ~ relation ~ " has no change feed (set change_data_feed: true on its model and run it)") -%}
+  {%- endif -%}
+  {{ return(changes) }}
+{% endmacro %}
+
+{% macro _change_versions(start_version, end_version) %}
+  {{ return('_commit_version >= ' ~ start_version ~ (' and _commit_version <= ' ~ end_version if end_version is not none else '')) }}
+{% endmacro %}

@@ -40,7 +40,7 @@
   {%- for relation in [log, runs, changes] -%}{%- do existing.append(load_cached_relation(relation)) -%}{%- endfor -%}
   {{ return({'log': log, 'runs': runs, 'changes': changes, 'temp': temp,
              'existing_log': existing[0], 'existing_runs': existing[1], 'existing': existing,
-             'bookkeeping': [log, runs] + ([changes] if config.get('change_data_feed', false) else [])}) }}
+             'bookkeeping': [log, runs] + ([changes] if config.get('change_data_feed', false) and auto_cdc.keeps_change_table() else [])}) }}
 {% endmacro %}
 
 
