@@ -78,12 +78,14 @@ class Project:
 
     def __init__(self, path: Path, engine: str = "duckdb", pg_env: Mapping[str, str] | None = None,
                  name: str = "auto_cdc_it", spark_conf: Mapping[str, str] | None = None,
-                 in_process: bool = False, reuse_parse: bool = False):
+                 in_process: bool = False, reuse_parse: bool = False, models_config: Mapping[str, Any] | None = None):
         """in_process: run dbt inside this Python process (dbtRunner) rather than as a subprocess. On
         Spark the process then holds one driver (dbt-spark's `session` method shares it between
         invocations) and reads through it (the embedded metastore admits one driver at a time).
         reuse_parse: start from the package as already parsed for an empty project of the same engine
-        (see _seed_partial_parse), so the project's first dbt run parses only its own files."""
+        (see _seed_partial_parse), so the project's first dbt run parses only its own files.
+        models_config: configs of every model of the project (dbt_project.yml's `models:`, e.g.
+        {"+file_format": "parquet"})."""
         self.path = Path(path)
         self.in_process = in_process and not FORCE_SUBPROCESS
         self.engine = engine
@@ -97,6 +99,8 @@ class Project:
         # Spark: the test's own statements (feed tables, their rows) run at the start of the next dbt
         # run, in its driver (one JVM at a time owns the embedded metastore; see testing/spark.py)
         hooks = "on-run-start: ['{{ auto_cdc_it_setup() }}']\n" if engine == "spark" else ""
+        if models_config:
+            hooks += f"models:\n  {name}:\n" + "".join(f"    {k}: {json.dumps(v)}\n" for k, v in models_config.items())
         (self.path / "dbt_project.yml").write_text(
             f"name: {name}\nversion: '1.0'\nconfig-version: 2\nprofile: {name}\nmodel-paths: ['models']\n"
             "macro-paths: ['macros']\nseed-paths: ['seeds']\ntest-paths: ['tests']\n" + hooks

@@ -1,4 +1,5 @@
-"""Spark vs DuckDB on the same auto_cdc job, and Spark's scaling with the target's size.
+"""Spark (Delta Lake and parquet) vs DuckDB on the same auto_cdc job, and each one's scaling with the
+target's size.
 
 The job: an SCD2 target of N keys (one event each), then a batch of B updates to B keys spread over
 the key space, read through cursor_column. The cursor reads rows at or above the last run's
@@ -6,21 +7,24 @@ greatest value (rows with that value may still arrive), so the first run's great
 row's (key 0, loaded = 1) and the batch's is above it (loaded = 2): the incremental run reads the batch
 and that one row (an event already logged, a duplicate), not the N rows again. We time the
 incremental run's model (dbt's own execution time in run_results.json, without the driver's start)
-at N and at 10 N with the same batch. On Spark the target is bucketed with spark_buckets = N /
-ROWS_PER_BUCKET, the sizing the README recommends, so a bucket holds about the same number of rows
-at both sizes and the batch's B keys touch at most B buckets: the rows the run rewrites, and so
-its time, should stay about flat (ratio near 1), where a full rewrite would grow 10x.
+at N and at 10 N with the same batch, and on Spark the jobs the incremental run started. On Delta
+the run MERGEs into the target; on parquet the target is bucketed with spark_buckets = N /
+ROWS_PER_BUCKET, the sizing docs/spark.md recommends, so a bucket holds about the same number of
+rows at both sizes and the batch's B keys touch at most B buckets. Either way the rows the run
+rewrites, and so its time, should stay about flat (ratio near 1), where a full rewrite grows 10x.
 
-    .venv/bin/python bench/spark_scaling.py [N] [B] [--rows-per-bucket R] [--engines duckdb,spark]
+    .venv/bin/python bench/spark_scaling.py [N] [B] [--rows-per-bucket R] [--engines duckdb,delta,parquet]
                                             [--json PATH] [--conf KEY=VALUE ...]
 
-N and B default to 100000 and 10; R (rows per bucket) to 5000. At large N a larger R keeps the number
-of partitions in the embedded Derby metastore down (R=50000: 200 buckets at 10 M). --engines runs only
-the engines listed (default both). --json writes the result rows to PATH (after each row, so a run
-stopped part way keeps what it measured). --conf adds or overrides a Spark setting of the drivers dbt
-starts (e.g. spark.driver.memory=4g; an executor can have at most the test cluster's 1g per worker).
+N defaults to 100000 and B to 1% of N; R (rows per bucket) to 5000. At large N a larger R keeps the
+number of partitions in the embedded Derby metastore down (R=50000: 200 buckets at 10 M). --engines
+runs only the engines listed (default all three; delta and parquet are Spark with that file_format).
+--json writes the result rows to PATH (after each row, so a run stopped part way keeps what it
+measured). --conf adds or overrides a Spark setting of the driver (e.g. spark.driver.memory=4g; an
+executor can have at most the test cluster's 1g per worker).
 
-It starts its own loopback Spark cluster (auto_cdc_testkit.testing.spark), like the tests.
+It starts its own loopback Spark cluster (auto_cdc_testkit.testing.spark), like the tests, and runs
+dbt in this process, so every Spark run shares one driver (its start is not in any timing).
 """
 from __future__ import annotations
 
@@ -60,6 +64,13 @@ def model_time(project: Project, name: str) -> float:
     return next(r["execution_time"] for r in results["results"] if r["unique_id"].endswith("." + name))
 
 
+def spark_jobs_so_far() -> int:
+    """The number of Spark jobs this process's driver has started (its last job id + 1)."""
+    from pyspark.sql import SparkSession
+    ids = SparkSession.getActiveSession().sparkContext.statusTracker().getJobIdsForGroup(None)
+    return max(ids) + 1 if ids else 0
+
+
 def job(project: Project, n: int, b: int, rows_per_bucket: int = ROWS_PER_BUCKET) -> dict:
     buckets = max(1, n // rows_per_bucket)
     project.model("target_scd2", "select * from {{ ref('feed') }}", materialized="auto_cdc", keys=["k"],
@@ -69,29 +80,35 @@ def job(project: Project, n: int, b: int, rows_per_bucket: int = ROWS_PER_BUCKET
     t = time.time()
     project.run(extra=["--vars", json.dumps({**vars_, "step": 0})])
     first = model_time(project, "target_scd2")
-    project.run(extra=["--vars", json.dumps({**vars_, "step": 1})])
+    # the feed first, on its own, so that the jobs counted are the incremental run's
+    project.run("feed", extra=["--vars", json.dumps({**vars_, "step": 1})])
+    jobs = spark_jobs_so_far() if project.engine == "spark" else None
+    project.run("target_scd2", extra=["--vars", json.dumps({**vars_, "step": 1})])
     incremental = model_time(project, "target_scd2")
+    jobs = spark_jobs_so_far() - jobs if jobs is not None else None
     return {"n": n, "batch": b, "buckets": buckets, "first_run_s": round(first, 1),
-            "incremental_s": round(incremental, 1), "wall_s": round(time.time() - t, 1)}
+            "incremental_s": round(incremental, 2), "incremental_jobs": jobs, "wall_s": round(time.time() - t, 1)}
 
 
-def new_project(engine: str, conf: dict | None = None) -> Project:
-    p = Project(Path(tempfile.mkdtemp(prefix=f"bench_{engine}_")), engine, spark_conf=conf)
+def new_project(engine: str, conf: dict | None = None, file_format: str | None = None) -> Project:
+    p = Project(Path(tempfile.mkdtemp(prefix=f"bench_{file_format or engine}_")), engine, spark_conf=conf,
+                in_process=engine == "spark", models_config={"+file_format": file_format} if file_format else None)
     (p.path / "macros" / "range.sql").write_text(RANGE)
     (p.path / "models" / "feed.sql").write_text(FEED)
     return p
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description="Spark vs DuckDB on an SCD2 auto_cdc job, at N and 10 N target rows.")
+    ap = argparse.ArgumentParser(description="Spark (Delta, parquet) vs DuckDB on an SCD2 auto_cdc job, at N and 10 N target rows.")
     ap.add_argument("n", nargs="?", type=int, default=100_000)
-    ap.add_argument("b", nargs="?", type=int, default=10)
+    ap.add_argument("b", nargs="?", type=int, default=None)
     ap.add_argument("--rows-per-bucket", type=int, default=ROWS_PER_BUCKET)
-    ap.add_argument("--engines", default="duckdb,spark", help="comma-separated: duckdb, spark")
+    ap.add_argument("--engines", default="duckdb,delta,parquet", help="comma-separated: duckdb, delta, parquet")
     ap.add_argument("--json", type=Path, help="write the result rows to this file")
     ap.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting (repeatable)")
     args = ap.parse_args()
-    n, b, engines = args.n, args.b, args.engines.split(",")
+    n, engines = args.n, args.engines.split(",")
+    b = args.b or max(1, n // 100)
     extra_conf = dict(c.split("=", 1) for c in args.conf)
     from auto_cdc_testkit.testing import spark
     rows = []
@@ -107,19 +124,25 @@ def main() -> None:
         d = new_project("duckdb")
         keep(dict(engine="duckdb", **job(d, size, b, args.rows_per_bucket)))
         d.clean()
-    with spark.start() if "spark" in engines else nullcontext() as cluster:
-        for size in (n, 10 * n) if cluster else ():
-            p = new_project("spark", {**cluster.spark_conf(), **extra_conf})
-            keep(dict(engine=f"spark ({cluster.mode})", **job(p, size, b, args.rows_per_bucket)))
-            p.clean()
-    print("\n| engine | target rows | batch | buckets | first run (s) | incremental run (s) |")
-    print("|---|---|---|---|---|---|")
+    formats = [e for e in engines if e in ("delta", "parquet")]
+    with spark.start() if formats else nullcontext() as cluster:
+        for file_format in formats:
+            for size in (n, 10 * n):
+                p = new_project("spark", {**cluster.spark_conf(), **extra_conf}, file_format)
+                keep(dict(engine=f"{file_format} (Spark, {cluster.mode})", **job(p, size, b, args.rows_per_bucket)))
+                p.clean()
+    print("\n| engine | target rows | batch | buckets | first run (s) | incremental run (s) | Spark jobs of the incremental run |")
+    print("|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['engine']} | {r['n']:,} | {r['batch']} | {r['buckets'] if 'spark' in r['engine'] else '-'} "
-              f"| {r['first_run_s']} | {r['incremental_s']} |")
+        print(f"| {r['engine']} | {r['n']:,} | {r['batch']:,} | {r['buckets'] if 'parquet' in r['engine'] else '-'} "
+              f"| {r['first_run_s']} | {r['incremental_s']} | {r['incremental_jobs'] if r['incremental_jobs'] is not None else '-'} |")
     for eng in engines:
         small, big = [r for r in rows if r["engine"].startswith(eng)]
         print(f"{eng}: incremental run at 10x target / at 1x = {big['incremental_s'] / max(small['incremental_s'], 0.01):.2f}")
+    by = {(r["engine"].split(" ")[0], r["n"]): r["incremental_s"] for r in rows}
+    for size in (n, 10 * n):
+        if ("delta", size) in by and ("parquet", size) in by:
+            print(f"at {size:,} rows: parquet / delta incremental time = {by[('parquet', size)] / max(by[('delta', size)], 0.01):.2f}")
 
 
 if __name__ == "__main__":

@@ -104,6 +104,7 @@ class SparkCluster:
             "spark.sql.shuffle.partitions": "4",
             "spark.default.parallelism": "4",
             "spark.ui.enabled": "false",
+            "spark.ui.showConsoleProgress": "false",
             "spark.sql.sources.partitionOverwriteMode": "dynamic",
             "spark.sql.session.timeZone": "UTC",
             "spark.driver.extraJavaOptions": f"-Dderby.system.home={self.tmp_dir} -Dderby.stream.error.file={self.tmp_dir}/derby.log",
@@ -111,6 +112,8 @@ class SparkCluster:
         jars = delta.jars()
         if jars:  # Delta Lake's catalog (fetched by scripts/bootstrap.sh): new targets are Delta tables
             conf.update(delta.spark_conf(jars))
+            # Delta reads a table's log in 50 partitions by default: 50 tasks for a table of a few files
+            conf["spark.databricks.delta.snapshotPartitions"] = "2"
         conf.update(self.conf)
         return conf
 

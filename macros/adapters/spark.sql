@@ -67,11 +67,15 @@ pmod(xxhash64({{ auto_cdc._cols(args.cfg.key_columns, prefix) }}), {{ auto_cdc._
 {% endmacro %}
 
 {#- Whether the session's catalog is Delta Lake's (spark.sql.catalog.spark_catalog), so that `using
-    delta` tables can be created: asked once per call, on first runs and full refreshes only. -#}
+    delta` tables can be created: asked on first runs and full refreshes only. -#}
 {% macro _spark_session_has_delta() %}
   {%- if not execute -%}{{ return(false) }}{%- endif -%}
-  {%- set row = auto_cdc._query('set spark.sql.catalog.spark_catalog').rows[0] -%}
-  {{ return('delta' in (row[1] | string | lower)) }}
+  {#- asked once per model: the answer is kept in the node's context for its later calls -#}
+  {%- if model.get('auto_cdc_spark_delta') is none -%}
+    {%- set row = auto_cdc._query('set spark.sql.catalog.spark_catalog').rows[0] -%}
+    {%- do model.update({'auto_cdc_spark_delta': 'delta' in (row[1] | string | lower)}) -%}
+  {%- endif -%}
+  {{ return(model.auto_cdc_spark_delta) }}
 {% endmacro %}
 
 {#- The TBLPROPERTIES clause of a Delta target or event log: column mapping by name, so that

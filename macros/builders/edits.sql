@@ -36,7 +36,7 @@
     {% do auto_cdc._run_sql('insert into ' ~ args.log ~ ' (' ~ auto_cdc._cols(cfg.key_columns) ~ ', ' ~ auto_cdc._q(n.op) ~ ', '
           ~ auto_cdc._q(n.run) ~ ') select ' ~ auto_cdc._cols(cfg.key_columns) ~ ", '" ~ n.mask ~ "', " ~ run_id ~ ' from ' ~ args.edited) %}
     {#- the run's history of the edited keys: the edit events in place of the masked ones -#}
-    {% do auto_cdc._run_sql('delete from ' ~ args.history ~ ' as h using ' ~ args.edited ~ ' e where ' ~ auto_cdc._eq(cfg.key_columns, 'h', 'e')) %}
+    {% do auto_cdc._run_sql(auto_cdc.delete_matching_sql(args.history, args.edited, auto_cdc._eq(cfg.key_columns, 'l', 'b'))) %}
     {% do auto_cdc._run_sql('insert into ' ~ args.history ~ insert_edits) %}
   {%- endif -%}
   {{ return(edited) }}
@@ -47,10 +47,8 @@
     only for logs that hold edits). -#}
 {% macro drop_replaced_edits_sql(args, relation) %}
   {%- set n = auto_cdc._names() -%}
-delete from {{ relation }} as l
-using {{ args.new }} b
-where l.{{ auto_cdc._q(n.edit) }}
-  and {{ auto_cdc._eq(args.cfg.key_columns + args.cfg.seq_columns, 'l', 'b') }}
+  {{ return(auto_cdc.delete_matching_sql(relation, args.new,
+        'l.' ~ auto_cdc._q(n.edit) ~ ' and ' ~ auto_cdc._eq(args.cfg.key_columns + args.cfg.seq_columns, 'l', 'b'))) }}
 {% endmacro %}
 
 

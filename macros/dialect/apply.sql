@@ -238,8 +238,7 @@ from {{ args.new }}
 
 {% macro default__log_new_events(args, run_id) %}
   {%- if args.cfg.scd == 'bitemporal' -%}
-    {% do auto_cdc._run_sql('delete from ' ~ args.log ~ ' as l using ' ~ args.new ~ ' as b where '
-          ~ auto_cdc._eq(args.cfg.key_columns + args.cfg.seq_columns, 'l', 'b')) %}
+    {% do auto_cdc._run_sql(auto_cdc.delete_matching_sql(args.log, args.new, auto_cdc._eq(args.cfg.key_columns + args.cfg.seq_columns, 'l', 'b'))) %}
   {%- endif -%}
   {% do auto_cdc._run_sql(auto_cdc.append_to_log_sql(args, run_id)) %}
 {% endmacro %}
@@ -250,8 +249,7 @@ from {{ args.new }}
 {% macro spark__log_new_events(args, run_id) %}
   {%- if args.cfg.scd != 'bitemporal' or auto_cdc._spark_has_merge() -%}
     {%- if args.cfg.scd == 'bitemporal' -%}
-      {% do auto_cdc._run_sql('merge into ' ~ args.log ~ ' as l using ' ~ args.new ~ ' as b on '
-            ~ auto_cdc._eq(args.cfg.key_columns + args.cfg.seq_columns, 'l', 'b') ~ ' when matched then delete') %}
+      {% do auto_cdc._run_sql(auto_cdc.delete_matching_sql(args.log, args.new, auto_cdc._eq(args.cfg.key_columns + args.cfg.seq_columns, 'l', 'b'))) %}
     {%- endif -%}
     {% do auto_cdc._run_sql(auto_cdc.append_to_log_sql(args, run_id)) %}
     {{ return(none) }}
@@ -274,6 +272,22 @@ select {{ auto_cdc._cols(args.stored) }}, {{ auto_cdc._q(n.op) }}, {{ run_id }},
 from {{ args.new }}
   {%- endset -%}
   {% do auto_cdc._spark_overwrite_buckets(args.log, columns + [n.bucket], sql, []) %}
+{% endmacro %}
+
+
+{#- Delete the rows of `relation` (alias l) that match a row of `source` (alias b) by the condition `on`. -#}
+{% macro delete_matching_sql(relation, source, on) %}
+  {{ return(adapter.dispatch('delete_matching_sql', 'auto_cdc')(relation, source, on)) }}
+{% endmacro %}
+
+{% macro default__delete_matching_sql(relation, source, on) %}
+delete from {{ relation }} as l using {{ source }} as b where {{ on }}
+{% endmacro %}
+
+{#- Spark (Delta) has no DELETE ... USING: a MERGE whose only action deletes, which takes several
+    source rows matching one row. -#}
+{% macro spark__delete_matching_sql(relation, source, on) %}
+merge into {{ relation }} as l using {{ source }} as b on {{ on }} when matched then delete
 {% endmacro %}
 
 

@@ -26,7 +26,7 @@
   {% do return(api.Relation.create(schema='pg_temp', identifier=identifier, type='table')) %}
 {% endmacro %}
 
-{#- Temp relations: parquet tables in the target's schema, named after the target. -#}
+{#- Temp relations: tables in the target's schema, named after the target. -#}
 {% macro spark__temp_relation(identifier) %}
   {% do return(api.Relation.create(schema=this.schema, identifier=identifier, type='table')) %}
 {% endmacro %}
@@ -55,8 +55,12 @@ create temporary table {{ adapter.quote(relation.identifier) }} on commit drop a
 analyze {{ relation }}
 {% endmacro %}
 
+{#- Spark: a parquet table beside the target (a temp view is a query, re-evaluated at every read). On
+    Delta runs the replayed keys' history is a Delta table: a run deletes the history of hand-edited
+    keys from it. -#}
 {% macro spark__create_temp_table_sql(relation, sql) %}
-create table {{ relation }} using parquet as
+  {%- set takes_deletes = relation.identifier.endswith(auto_cdc._names().history_suffix) and auto_cdc._spark_format() == 'delta' -%}
+create table {{ relation }} using {{ 'delta' if takes_deletes else 'parquet' }} as
 {{ sql }}
 {% endmacro %}
 
@@ -81,6 +85,21 @@ create table {{ relation }} using parquet as
 
 {#- Postgres: the run's temp tables are dropped by its commit (or rollback). -#}
 {% macro postgres__drop_temp_relations(temp, leftover) %}
+{% endmacro %}
+
+{#- Spark: the run's tables are real tables; one listing finds those that exist (a run creates some of
+    them only), instead of a DROP per name. -#}
+{% macro spark__drop_temp_relations(temp, leftover) %}
+  {%- set relations = temp.values() | list -%}
+  {%- if not relations -%}{{ return(none) }}{%- endif -%}
+  {%- set prefix = this.identifier | lower ~ '__auto_cdc_' -%}
+  {%- set found = [] -%}
+  {%- for row in auto_cdc._query('show tables in ' ~ relations[0].schema ~ " like '" ~ prefix ~ "*'").rows -%}
+    {%- do found.append(row[1] | lower) -%}
+  {%- endfor -%}
+  {%- for rel in relations if rel.identifier | lower in found -%}
+    {% do auto_cdc._run_sql(auto_cdc.drop_temp_table_sql(rel)) %}
+  {%- endfor -%}
 {% endmacro %}
 
 

@@ -148,9 +148,15 @@ case when {{ expr }} is null then null else concat(',', array_join(array_sort(ar
     version past the table's latest; the other engines return no row then, and so does this (a
     downstream model that has read every version asks for the next one). -#}
 {% macro spark___changes_from_item(relation, start_version, end_version) -%}
-  {%- set existing = load_relation(relation) if execute else none -%}
-  {%- if existing is none or not existing.is_delta -%}
+  {%- if not execute or load_relation(auto_cdc._side_relation(relation, auto_cdc._names().changes_suffix)) is not none -%}
     {{- return(auto_cdc.default___changes_from_item(relation, start_version, end_version)) -}}
+  {%- endif -%}
+  {#- no change feed table: the target's own, if it is a Delta table with its change data feed on (dbt's
+      cache does not know the format of a target built earlier in the same dbt run) -#}
+  {%- set enabled = load_relation(relation) is not none
+        and auto_cdc._query('show tblproperties ' ~ relation ~ " ('delta.enableChangeDataFeed')").rows[0][1] | string | lower == 'true' -%}
+  {%- if not enabled -%}
+    {%- do exceptions.raise_compiler_error("auto_cdc.table_changes: " ~ relation ~ " has no change feed (set change_data_feed: true on its model and run it)") -%}
   {%- endif -%}
   {%- set latest = auto_cdc._query('describe history ' ~ relation ~ ' limit 1').columns['version'].values()[0] | int -%}
   {%- set name = "'" ~ relation.render() ~ "'" -%}

@@ -10,8 +10,14 @@ the four runs and the reads share one driver (dbt-spark's `session` method):
   so each run explores other cases and a failure is reproducible;
 - the change data feed of test_changes.py (both change tables, and downstream models rebuilt from
   table_changes equal to their upstream targets);
-- on_schema_change on parquet: a new column is appended (or ignored), a dropped one kept; 'fail' and
-  'sync_all_columns' (a parquet table cannot drop a column) fail that model with a clear error.
+- on_schema_change: a new column is appended (or ignored), a dropped one kept; 'fail' fails that model
+  with a clear error, and so does 'sync_all_columns' on parquet (a parquet table cannot drop a column),
+  where on Delta it drops the column;
+- on Delta only: hand edits of targets (SCD1 and SCD2: updates, deletes, inserted rows) kept by later
+  runs, and auto_cdc.erase_keys.
+
+The whole tier runs twice, on Delta Lake tables (the default where the session has Delta's catalog: no
+file_format is set) and on parquet (file_format: parquet for every model).
 
 Default tier: DEFAULT_SHAPES, 2 snapshot series and 1 combined case. Full tier (AUTO_CDC_SPARK_FULL=1):
 every shape (SCD type x partial-update mode), 4 snapshot series, 3 combined cases, and the SCD1
@@ -20,10 +26,11 @@ from __future__ import annotations
 
 import json
 import os
+import random
 
 import pytest
 
-from auto_cdc_testkit import fixtures as fx
+from auto_cdc_testkit import faults, fixtures as fx
 from auto_cdc_testkit.cases import draw_example
 from auto_cdc_testkit.harness import Project, ordered, sorted_rows, target_rows
 
@@ -44,6 +51,7 @@ SHAPES = FULL_SHAPES if FULL else DEFAULT_SHAPES
 SNAPSHOT_SCDS = [1, 2, 1, 2] if FULL else [1, 2]
 COMBINED_CASES = 3 if FULL else 1
 RUNS = 3  # the generated cases' deliveries: runs 0-2; the last run (3) brings the schema change
+FORMATS = ["delta", "parquet"]
 
 E1_MODELS = {name: (config, "e1_feed_truncate" if truncated else "e1_feed", cols, expected)
              for name, (config, truncated, cols, expected) in fx.E1_MODELS.items()}
@@ -119,13 +127,27 @@ def install_change_feeds(p: Project) -> dict:
     return {run: [("cdf_feed", cols, batch)] for run, batch in enumerate(fx.CDF_BATCHES)}
 
 
-def check_change_feeds(p: Project) -> list[str]:
+def change_feed_rows(p: Project, name: str, file_format: str) -> list[dict]:
+    """The change feed of a target: on parquet the table beside it; on Delta the target's own change data
+    feed, read with table_changes() from version 0, its versions numbered 1, 2, ... in order (a Delta
+    table's versions also count its creation and other commits, such as schema changes)."""
+    if file_format != "delta":
+        return p.rows(name + "__auto_cdc_changes")
+    rows = p._spark_read({"q": f"select * from table_changes('{p.schema}.{name}', 0)"})["q"]
+    rank = {v: i + 1 for i, v in enumerate(sorted({r["_commit_version"] for r in rows}))}
+    return [{**r, "_commit_version": rank[r["_commit_version"]]} for r in rows]
+
+
+def check_change_feeds(p: Project, file_format: str) -> list[str]:
     failures = []
     for name, expected, extra in [("cdf_scd1", fx.CDF_SCD1_CHANGES, []),
                                   ("cdf_scd2", fx.CDF_SCD2_CHANGES, ["__START_AT", "__END_AT"])]:
-        actual = sorted_rows(p.rows(name + "__auto_cdc_changes"), ["id", "a"] + extra + ["_change_type", "_commit_version"])
+        actual = sorted_rows(change_feed_rows(p, name, file_format), ["id", "a"] + extra + ["_change_type", "_commit_version"])
         if actual != ordered(expected):
             failures.append(f"{name} change feed: got {actual}, expected {ordered(expected)}")
+    if file_format == "delta" and "cdf_scd1__auto_cdc_changes" in [r["tableName"] for r in p._spark_read(
+            {"q": f"show tables in `{p.schema}`"})["q"]]:
+        failures.append("a Delta target with change_data_feed has a change feed table beside it")
     for up, cols, copy_cols in [("cdf_scd1", ["id", "a"], ["id", "a"]),
                                 ("cdf_scd2", ["id", "a", "__START_AT", "__END_AT"], ["id", "a", "start_at", "end_at"])]:
         if target_rows(p, up + "_copy", copy_cols) != target_rows(p, up, cols):
@@ -145,35 +167,96 @@ def schema_models(p: Project, columns: str) -> None:
                 sequence_by="seq", apply_as_deletes="op = 'D'", except_column_list=["op", "seq"], on_schema_change=mode)
 
 
-def check_schema_changes(p: Project, last_run) -> list[str]:
-    """After the last run, whose models read `email` instead of `extra`."""
+def check_schema_changes(p: Project, last_run, file_format: str) -> list[str]:
+    """After the last run, whose models read `email` instead of `extra`. A Delta table drops a column
+    (column mapping by name); a parquet table cannot, so sync_all_columns fails there."""
     failures = []
     results = json.loads((p.path / "target" / "run_results.json").read_text())["results"]
     failed = sorted(r["unique_id"].split(".")[-1] for r in results if r["status"] != "success")
-    if failed != ["sc_fail", "sc_sync_all_columns"]:
-        failures.append(f"models that failed the last run: {failed}, expected sc_fail and sc_sync_all_columns")
-    for message in ["on_schema_change is 'fail' (new: email; missing: extra",
-                    "(drop extra) and a parquet table on Spark cannot drop a column or change its type"]:
+    expected_failed = ["sc_fail"] + (["sc_sync_all_columns"] if file_format == "parquet" else [])
+    if failed != expected_failed:
+        failures.append(f"models that failed the last run: {failed}, expected {expected_failed}")
+    messages = ["on_schema_change is 'fail' (new: email; missing: extra"]
+    if file_format == "parquet":
+        messages.append("(drop extra) and a parquet table on Spark cannot drop a column or change its type")
+    for message in messages:
         if message not in last_run.output:
             failures.append(f"no {message!r} in the last run's output")
+    synced = ((["id", "a", "email"], [(1, "a", None), (2, "b", "b@x")]) if file_format == "delta"
+              else (["id", "a", "extra"], [(1, "a", "e")]))
     expected = {"sc_append_new_columns": (["id", "a", "extra", "email"], [(1, "a", "e", None), (2, "b", None, "b@x")]),
                 "sc_ignore": (["id", "a", "extra"], [(1, "a", "e"), (2, "b", None)]),
                 "sc_fail": (["id", "a", "extra"], [(1, "a", "e")]),
-                "sc_sync_all_columns": (["id", "a", "extra"], [(1, "a", "e")])}
+                "sc_sync_all_columns": synced}
     for name, (cols, rows) in expected.items():
         if target_rows(p, name, cols) != rows:
             failures.append(f"{name}: got {target_rows(p, name, cols)}, expected {rows}")
-    for name in ("sc_ignore", "sc_fail", "sc_sync_all_columns"):
+    for name in ("sc_ignore", "sc_fail") + (("sc_sync_all_columns",) if file_format == "parquet" else ()):
         if "email" in p.rows(name)[0]:
             failures.append(f"{name} has the column email")
+    if file_format == "delta" and "extra" in p.rows("sc_sync_all_columns")[0]:
+        failures.append("sc_sync_all_columns kept the dropped column extra")
     return failures
 
 
-def test_examples_and_generated_cases_on_spark_equal_the_expected_tables(spark_cluster, tmp_path_factory):
+# Hand edits and erase_keys on Delta (the cases of test_dml.py): statements run before a run's deliveries
+DML_FEED = [("id", "integer"), ("seq", "integer"), ("op", "varchar"), ("name", "varchar"), ("city", "varchar")]
+DML_CFG = dict(materialized="auto_cdc", keys=["id"], sequence_by="seq", apply_as_deletes="op = 'D'",
+               except_column_list=["op", "seq"])
+DML_SCD2_COLS = ["id", "name", "__START_AT", "__END_AT"]
+
+
+def install_hand_edits(p: Project) -> dict:
+    """Returns run -> [("sql", statement) or (feed, columns, rows)] and name -> (columns, expected rows)."""
+    cols = [c for c, _ in DML_FEED]
+    for feed in ("he1_feed", "he2_feed", "er_feed"):
+        p.table(feed, DML_FEED)
+    p.feed_model("he1", "he1_feed", **DML_CFG)
+    p.feed_model("he2", "he2_feed", **DML_CFG, stored_as_scd_type=2)
+    p.feed_model("er", "er_feed", **DML_CFG, stored_as_scd_type=2, change_data_feed=True)
+    he1, he2, er = p.relation("he1"), p.relation("he2"), p.relation("er")
+    steps = {
+        0: [("he1_feed", cols, [(1, 5, "U", "a", "x"), (2, 5, "U", "b", "x"), (3, 5, "U", "c", "x")]),
+            ("he2_feed", cols, [(1, 1, "U", "a1", "x"), (1, 3, "U", "a3", "x"), (1, 5, "U", "a5", "x"),
+                                (2, 1, "U", "b1", "x"), (2, 4, "U", "b4", "x")]),
+            ("er_feed", cols, [(1, 1, "U", "a", "x"), (1, 2, "D", None, None), (2, 1, "U", "b", "y"), (3, 1, "U", "c", "z")])],
+        # SCD1: an update, a delete and an inserted row, then late events (no effect on the edited key, no
+        # resurrection of the deleted one; the inserted key's first event replaces the hand row)
+        1: [("sql", f"update {he1} set name = 'A!' where id = 1"), ("sql", f"delete from {he1} where id = 2"),
+            ("sql", f"insert into {he1} (id, name, city) values (9, 'hand', 'z')"),
+            ("he1_feed", cols, [(1, 3, "U", "late", "x"), (2, 4, "U", "late", "x"), (9, 1, "U", "nine", "n"), (3, 6, "U", "c6", "x")]),
+            # SCD2: a renamed middle version and a deleted closed version, then events on both keys
+            ("sql", f"update {he2} set name = 'A3!' where id = 1 and `__START_AT` = 3"),
+            ("sql", f"delete from {he2} where id = 2 and `__START_AT` = 1"),
+            ("he2_feed", cols, [(1, 7, "U", "a7", "x"), (2, 6, "U", "b6", "x"), (1, 4, "U", "late", "x")]),
+            ("sql", f"update {er} set name = 'C!' where id = 3"), ("er_feed", cols, [(3, 2, "U", "c2", "z")])],
+        # every version of key 2 deleted: a tombstone at its last sequence, older events stay out
+        2: [("sql", f"delete from {he2} where id = 2"), ("he2_feed", cols, [(2, 5, "U", "old", "x"), (2, 8, "U", "b8", "x")])],
+    }
+    checks = {"he1": (["id", "name", "city"], [(1, "A!", "x"), (3, "c6", "x"), (9, "nine", "n")]),
+              "he2": (DML_SCD2_COLS, [(1, "A3!", 3, 4), (1, "a1", 1, 3), (1, "a5", 5, 7), (1, "a7", 7, None),
+                                      (1, "late", 4, 5), (2, "b8", 8, None)])}
+    return {"steps": steps, "checks": checks}
+
+
+def check_erase(p: Project) -> list[str]:
+    """After the last run: erase keys 1 and 3 of `er` (SCD2 with a hand edit of key 3 folded in)."""
+    result = p.dbt("run-operation", "auto_cdc.erase_keys", "--args", "{model: er, where: 'id in (1, 3)'}", check=False)
+    if not result.ok or "erased er: 3 row(s), er__auto_cdc_log: 6 row(s)" not in result.output:
+        return [f"erase_keys on Delta: {result.output[-3000:]}"]
+    return [f"{name} after erase_keys holds keys {sorted({r['id'] for r in p.rows(name)})}, expected [2]"
+            for name in ("er", "er__auto_cdc_log") if {r["id"] for r in p.rows(name)} != {2}]
+
+
+@pytest.mark.parametrize("file_format", FORMATS)
+def test_examples_and_generated_cases_on_spark_equal_the_expected_tables(file_format, spark_cluster, tmp_path_factory):
+    assert spark_cluster.has_delta or file_format != "delta", \
+        "no Delta Lake jars: AUTO_CDC_ENGINES=spark bash scripts/bootstrap.sh fetches them"
     batch = generated_cases()
-    p = Project(tmp_path_factory.mktemp("spark_semantics"), "spark", spark_conf=spark_cluster.spark_conf(),
-                in_process=True)
+    p = Project(tmp_path_factory.mktemp(f"spark_{file_format}"), "spark", spark_conf=spark_cluster.spark_conf(),
+                in_process=True, models_config={"+file_format": "parquet"} if file_format == "parquet" else None)
     examples = install_examples(p)
+    dml = install_hand_edits(p) if file_format == "delta" else {"steps": {}, "checks": {}}
     for case in batch:
         case.install(p)
     change_feeds = install_change_feeds(p)
@@ -181,6 +264,8 @@ def test_examples_and_generated_cases_on_spark_equal_the_expected_tables(spark_c
     schema_models(p, "id, seq, op, a, extra")
     runs = max([4] + [c.runs for c in batch])
     for run in range(runs):
+        for step in dml["steps"].get(run, []):
+            p.execute(step[1]) if step[0] == "sql" else p.insert(*step)
         for feed, cols, rows in examples["deliveries"].get(run, []) + change_feeds.get(run, []):
             p.insert(feed, cols, rows)
         for case in batch:
@@ -191,9 +276,17 @@ def test_examples_and_generated_cases_on_spark_equal_the_expected_tables(spark_c
             last = p.run(check=False)
         else:
             p.run()
-    p.read_all(side_tables=["cdf_scd1__auto_cdc_changes", "cdf_scd2__auto_cdc_changes"])
-    failures = check_schema_changes(p, last) + check_change_feeds(p)
-    for name, (cols, expected) in examples["checks"].items():
+    failures = check_erase(p) if file_format == "delta" else []
+    p.read_all(side_tables=["cdf_scd1__auto_cdc_changes", "cdf_scd2__auto_cdc_changes"] if file_format == "parquet"
+               else ["er__auto_cdc_log"])
+    failures += check_schema_changes(p, last, file_format) + check_change_feeds(p, file_format)
+    if file_format == "delta":  # no bucket column on Delta targets, and they are Delta tables
+        if "__auto_cdc_bucket" in p.rows("e4_bitemporal")[0]:
+            failures.append("a Delta target has the parquet path's bucket column")
+        provider = [r for r in p._spark_read({"q": f"describe extended {p.relation('he1')}"})["q"] if r["col_name"] == "Provider"]
+        if [r["data_type"] for r in provider] != ["delta"]:
+            failures.append(f"he1 is not a Delta table: {provider}")
+    for name, (cols, expected) in {**examples["checks"], **dml["checks"]}.items():
         actual = target_rows(p, name, cols)
         if actual != ordered(expected):
             failures.append(f"{name}: got {actual}, expected {ordered(expected)}")
@@ -202,6 +295,53 @@ def test_examples_and_generated_cases_on_spark_equal_the_expected_tables(spark_c
             failures.append(f"{case.name}: got {case.actual(p)}, expected {case.expected()}\n  {case}")
     print(f"generated cases (seed {SEED}):", [(c.name, getattr(c, "scd", "snapshot+events"), getattr(c, "partial", None),
                                                c.runs) for c in batch])
-    print(f"Spark ran in {spark_cluster.mode} mode ({spark_cluster.master_url}); {len(examples['checks'])} example "
+    print(f"[{file_format}] Spark ran in {spark_cluster.mode} mode ({spark_cluster.master_url}); {len(examples['checks'])} example "
           f"models, {len(batch)} generated cases, 4 change-feed and {len(SCHEMA_MODES)} schema-change models, {runs} dbt runs")
+    assert not failures, f"seed {SEED} (AUTO_CDC_SPARK_SEED={SEED} repeats it):\n" + "\n".join(failures)
+
+
+FAULT_TRIALS = int(os.environ.get("AUTO_CDC_SPARK_FAULT_TRIALS", "20"))
+# (SCD type, partial-update mode) of the fault trials' change feeds, in turn; every fifth trial a snapshot series
+FAULT_SHAPES = [(1, None), (2, None), ("bitemporal", None), (1, "columns_to_update"), (2, "ignore_null_updates")]
+
+
+def test_runs_failed_at_random_statements_on_delta_are_repaired_by_the_next_run(spark_cluster, tmp_path_factory):
+    """FAULT_TRIALS trials on Delta, one model each, all in one project: parts 0 and 1 of a generated
+    case are applied by two clean runs (the second counts each model's statements), part 2 arrives and
+    a run fails after a random statement of each model (auto_cdc_testkit/faults.py: the hook raises,
+    which on Spark, where no transaction holds a run's statements together, leaves the tables as a
+    kill between two statements does), then a run with nothing new must leave every target equal to
+    the reference model: nothing lost, nothing applied twice."""
+    assert spark_cluster.has_delta, "no Delta Lake jars: AUTO_CDC_ENGINES=spark bash scripts/bootstrap.sh fetches them"
+    rng = random.Random(SEED)
+    batch = []
+    for i in range(FAULT_TRIALS):
+        if i % 5 == 4:
+            batch.append(draw_example(snapshot_cases(300 + i, scd=1 + i % 2, runs=3), SEED + 300 + i))
+        else:
+            scd, mode = FAULT_SHAPES[i % len(FAULT_SHAPES)]
+            batch.append(draw_example(property_cases(300 + i, scd=scd, partial=mode, runs=3), SEED + 300 + i))
+    p = Project(tmp_path_factory.mktemp("spark_delta_faults"), "spark", spark_conf=spark_cluster.spark_conf(),
+                in_process=True)
+    faults.install(p, raising=True)
+    for case in batch:
+        case.install(p)
+    plan = {}
+    for run in range(4):
+        for case in batch:
+            case.deliver(p, run)
+        if run == 1:
+            counted = p.dbt("run", env={faults.PLAN_ENV: json.dumps({"__count__": True})})
+            counts = faults.count_statements(counted.output)
+            plan = {c.name: rng.randint(1, max(1, counts.get(c.name, 1))) for c in batch}
+        elif run == 2:
+            failed = p.dbt("run", check=False, env={faults.PLAN_ENV: json.dumps(plan)})
+            assert failed.output.count("auto_cdc fault point") >= len(batch), failed.output[-4000:]
+        else:
+            p.run()
+    p.read_all()
+    failures = [f"{case.name} (failed after statement {plan[case.name]} of {counts.get(case.name)}): got "
+                f"{case.actual(p)}, expected {case.expected()}\n  {case}" for case in batch if case.actual(p) != case.expected()]
+    print(f"fault trials on Delta (seed {SEED}): {len(batch)}, statements failed after: "
+          f"{sorted(plan.items())}, mismatches: {len(failures)}")
     assert not failures, f"seed {SEED} (AUTO_CDC_SPARK_SEED={SEED} repeats it):\n" + "\n".join(failures)
