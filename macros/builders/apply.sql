@@ -52,7 +52,7 @@
     {% do auto_cdc._apply_schema_changes(args) %}
   {% endif %}
   {#- nothing new: nothing to recompute (the run is still recorded) -#}
-  {%- if incremental and metrics.events_applied == 0 and auto_cdc.skips_empty_runs() -%}
+  {%- if incremental and metrics.events_applied == 0 and auto_cdc.skips_empty_runs(args, run_id) -%}
     {% do auto_cdc._record_run(args, run_id, metrics, false) %}
     {{ return(none) }}
   {%- endif -%}

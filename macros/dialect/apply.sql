@@ -28,19 +28,21 @@
 {% endmacro %}
 
 
-{#- Does a run whose batch holds no new event stop after recording itself? -#}
-{% macro skips_empty_runs() %}
-  {{ return(adapter.dispatch('skips_empty_runs', 'auto_cdc')()) }}
+{#- Does run `run_id`, whose batch holds no new event, stop after recording itself? -#}
+{% macro skips_empty_runs(args, run_id) %}
+  {{ return(adapter.dispatch('skips_empty_runs', 'auto_cdc')(args, run_id)) }}
 {% endmacro %}
 
-{% macro default__skips_empty_runs() %}
+{% macro default__skips_empty_runs(args, run_id) %}
   {{ return(true) }}
 {% endmacro %}
 
-{#- Spark: a run also recomputes the keys of events a killed run left in the log (no transaction holds
-    a run's statements together, on parquet or on Delta). -#}
-{% macro spark__skips_empty_runs() %}
-  {{ return(false) }}
+{#- Spark: only when no killed run left events in the log. No transaction holds a run's statements
+    together (on parquet or on Delta), so a run killed after its log append left events under the run
+    id this run has (its run log row was never written), and this run must recompute their keys
+    (spark__affected_keys_sql). -#}
+{% macro spark__skips_empty_runs(args, run_id) %}
+  {{ return((auto_cdc._scalar('select count(*) from ' ~ args.log ~ ' where ' ~ auto_cdc._q(auto_cdc._names().run) ~ ' = ' ~ run_id) | int) == 0) }}
 {% endmacro %}
 
 
@@ -312,6 +314,9 @@ merge into {{ relation }} as l using {{ source }} as b on {{ on }} when matched 
   {%- set cols = args.target_columns -%}
   {%- set keys = args.cfg.key_columns -%}
   {%- if auto_cdc._spark_has_merge() -%}
+    {#- a MERGE with nothing to write still costs a job and a commit (a version of the change feed) -#}
+    {%- set counts = auto_cdc._query('select (select count(*) from ' ~ args.stale ~ '), (select count(*) from ' ~ args.missing ~ ')').rows[0] -%}
+    {%- if (counts[0] | int) + (counts[1] | int) == 0 -%}{{ return(none) }}{%- endif -%}
     {%- if config.get('change_data_feed', false) and auto_cdc._spark_format() == 'delta' -%}
       {%- set found = auto_cdc._query('show tblproperties ' ~ args.target ~ " ('delta.enableChangeDataFeed')").rows -%}
       {%- if not found or (found[0][1] | string | lower) != 'true' -%}

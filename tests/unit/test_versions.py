@@ -27,3 +27,17 @@ def test_the_tooling_does_not_pin_dbt_and_the_dev_pin_starts_where_the_package_d
     assert pin.split(",")[0] == supported()[0]
     for adapter in ("dbt-duckdb", "dbt-postgres"):
         assert re.search(rf"^{adapter}>=", dev, re.M)
+
+
+def test_the_spark_extra_pins_pyspark_to_the_spark_line_of_the_pinned_delta_release():
+    """Delta Lake releases are built for one Spark minor version: the `spark` extra's pyspark range and
+    the Delta version scripts/bootstrap.sh fetches (auto_cdc_testkit/testing/delta.py) must agree, and the
+    docs state both."""
+    from auto_cdc_testkit.testing import delta
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["spark"]
+    pyspark = next(d for d in extra if d.startswith("pyspark"))
+    major, minor = delta.SPARK_LINE.split(".")
+    assert re.fullmatch(rf"pyspark>={major}\.{minor}(\.\d+)?,<{major}\.{int(minor) + 1}", pyspark), pyspark
+    for doc in ("README.md", "docs/spark.md"):
+        text = (ROOT / doc).read_text()
+        assert f"Delta Lake {delta.DELTA_VERSION}" in text and f"Spark {delta.SPARK_LINE}" in text.replace("pyspark", "Spark"), doc
