@@ -79,12 +79,15 @@ pmod(xxhash64({{ auto_cdc._cols(args.cfg.key_columns, prefix) }}), {{ auto_cdc._
 {% endmacro %}
 
 {#- The TBLPROPERTIES clause of a Delta target or event log: column mapping by name, so that
-    on_schema_change can drop a column, type widening, so that it can widen a column's type, and,
-    with change_data_feed, Delta's own change data feed; then the model's own `tblproperties`. -#}
+    on_schema_change can drop a column, type widening, so that it can widen a column's type, deletion
+    vectors, so that a MERGE or DELETE marks the rows it removes instead of rewriting every file that
+    holds one (a batch's keys are spread over the whole table), and, with change_data_feed, Delta's own
+    change data feed; then the model's own `tblproperties`. -#}
 {% macro _spark_table_properties(change_data_feed) %}
   {%- set props = {} -%}
   {%- if auto_cdc._spark_format() == 'delta' -%}
-    {%- do props.update({'delta.columnMapping.mode': 'name', 'delta.enableTypeWidening': 'true'}) -%}
+    {%- do props.update({'delta.columnMapping.mode': 'name', 'delta.enableTypeWidening': 'true',
+                         'delta.enableDeletionVectors': 'true'}) -%}
     {%- if change_data_feed -%}{%- do props.update({'delta.enableChangeDataFeed': 'true'}) -%}{%- endif -%}
   {%- endif -%}
   {%- do props.update(config.get('tblproperties') or {}) -%}
