@@ -33,19 +33,31 @@ MACRO = """\
 # instead, which ends the model's run right after that statement. On Spark, where every statement
 # commits on its own and no transaction holds a run together, that leaves the tables as a kill between
 # two statements does (a Delta commit is atomic, so a kill inside a statement leaves them as before or
-# after it). PLAN_ENV holds a JSON object: model name -> the statement to fail after.
+# after it). PLAN_ENV holds a JSON object: model name -> the statement to fail after; with the key
+# "__count__" every statement is logged ("auto_cdc statement <model> <n>") for count_statements.
 PLAN_ENV = "AUTO_CDC_FAULT_PLAN"
 RAISING_MACRO = """\
 {% macro default___fault_point() %}
   {%- set plan = fromjson(env_var('AUTO_CDC_FAULT_PLAN', '{}')) -%}
-  {%- if plan and model is mapping and model.get('name') in plan -%}
+  {%- if plan and model is mapping and model.get('name') -%}
     {%- do model.update({'auto_cdc_statements': model.get('auto_cdc_statements', 0) + 1}) -%}
-    {%- if plan[model.name] == model.auto_cdc_statements -%}
+    {%- if plan.get('__count__') -%}
+      {%- do log('auto_cdc statement ' ~ model.name ~ ' ' ~ model.auto_cdc_statements, info=true) -%}
+    {%- endif -%}
+    {%- if plan.get(model.name) == model.auto_cdc_statements -%}
       {%- do exceptions.raise_compiler_error('auto_cdc fault point: failing after statement ' ~ model.auto_cdc_statements) -%}
     {%- endif -%}
   {%- endif -%}
 {% endmacro %}
 """
+
+
+def count_statements(output: str) -> dict[str, int]:
+    """Statements per model in the output of a run made with {"__count__": true} in PLAN_ENV."""
+    counts: dict[str, int] = {}
+    for name, n in re.findall(r"auto_cdc statement (\S+) (\d+)", output):
+        counts[name] = max(counts.get(name, 0), int(n))
+    return counts
 
 
 def install(project, raising: bool = False) -> None:

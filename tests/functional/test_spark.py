@@ -309,17 +309,16 @@ def test_examples_and_generated_cases_on_spark_equal_the_expected_tables(file_fo
 FAULT_TRIALS = int(os.environ.get("AUTO_CDC_SPARK_FAULT_TRIALS", "20"))
 # (SCD type, partial-update mode) of the fault trials' change feeds, in turn; every fifth trial a snapshot series
 FAULT_SHAPES = [(1, None), (2, None), ("bitemporal", None), (1, "columns_to_update"), (2, "ignore_null_updates")]
-# the statements a run of these models sends before its last write, at least (an incremental Delta run
-# sends 18-30); a fault is drawn among them
-FAULT_STATEMENTS = 18
 
 
 def test_runs_failed_at_random_statements_on_delta_are_repaired_by_the_next_run(spark_cluster, tmp_path_factory):
-    """FAULT_TRIALS trials on Delta, one model each, all in one project: part 0 of a generated case is
-    applied by a clean run; part 1 arrives and a run fails after a random statement of each model
-    (auto_cdc_testkit/faults.py: the hook raises, which on Spark, where no transaction holds a run's
-    statements together, leaves the tables as a kill between two statements does); part 2 arrives and a
-    clean run must leave every target equal to the reference model: nothing lost, nothing applied twice."""
+    """FAULT_TRIALS trials on Delta, one model each, all in one project: parts 0 and 1 of a generated
+    case are applied by two clean runs (the second counts each model's statements: an incremental run
+    sends 13 on the fast path, up to about 36 when it replays keys); part 2 arrives and a run fails
+    after a random one of those statements, for each model (auto_cdc_testkit/faults.py: the hook raises,
+    which on Spark, where no transaction holds a run's statements together, leaves the tables as a kill
+    between two statements does); then a run with nothing new must leave every target equal to the
+    reference model: nothing lost, nothing applied twice."""
     assert spark_cluster.has_delta, "no Delta Lake jars: AUTO_CDC_ENGINES=spark bash scripts/bootstrap.sh fetches them"
     rng = random.Random(SEED)
     batch = []
@@ -334,11 +333,14 @@ def test_runs_failed_at_random_statements_on_delta_are_repaired_by_the_next_run(
     faults.install(p, raising=True)
     for case in batch:
         case.install(p)
-    plan = {c.name: rng.randint(1, FAULT_STATEMENTS) for c in batch}
-    for run in range(3):
+    plan, counts = {}, {}
+    for run in range(4):
         for case in batch:
             case.deliver(p, run)
         if run == 1:
+            counts = faults.count_statements(p.dbt("run", env={faults.PLAN_ENV: json.dumps({"__count__": True})}).output)
+            plan = {c.name: rng.randint(1, max(1, counts.get(c.name, 1))) for c in batch}
+        elif run == 2:
             failed = p.dbt("run", check=False, env={faults.PLAN_ENV: json.dumps(plan)})
             results = json.loads((p.path / "target" / "run_results.json").read_text())["results"]
             faulted = sorted(r["unique_id"].split(".")[-1] for r in results
@@ -347,8 +349,8 @@ def test_runs_failed_at_random_statements_on_delta_are_repaired_by_the_next_run(
         else:
             p.run()
     p.read_all()
-    failures = [f"{case.name} (its run failed after statement {plan[case.name]}): got {case.actual(p)}, "
-                f"expected {case.expected()}\n  {case}" for case in batch if case.actual(p) != case.expected()]
-    print(f"fault trials on Delta (seed {SEED}): {len(batch)}, each run failed after statement: "
-          f"{sorted(plan.items())}, mismatches: {len(failures)}")
+    failures = [f"{case.name} (its run failed after statement {plan[case.name]} of {counts.get(case.name)}): got "
+                f"{case.actual(p)}, expected {case.expected()}\n  {case}" for case in batch if case.actual(p) != case.expected()]
+    print(f"fault trials on Delta (seed {SEED}): {len(batch)}, each run failed after statement (of): "
+          f"{sorted((k, v, counts.get(k)) for k, v in plan.items())}, mismatches: {len(failures)}")
     assert not failures, f"seed {SEED} (AUTO_CDC_SPARK_SEED={SEED} repeats it):\n" + "\n".join(failures)
