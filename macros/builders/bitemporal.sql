@@ -28,10 +28,8 @@
     from {{ args.log }} l
     join ({{ times_sql }}) x on {{ auto_cdc._eq(cfg.key_columns, 'l', 'x') }} and l.{{ st }} <= x.{{ auto_cdc._q(t) }}
   {%- endset -%}
-  {%- set history = args.copy() -%}
-  {%- do history.update({'events_sql': events_sql, 'carry': [t]}) -%}
 with history as (
-  {{ auto_cdc.scd2_rows_sql(history) }}
+  {{ auto_cdc.scd2_rows_sql(args, events_sql, carry=[t]) }}
 ),
 times as (
   select x.*, dense_rank() over (partition by {{ auto_cdc._cols(cfg.key_columns, 'x') }} order by x.{{ auto_cdc._q(t) }}) as {{ auto_cdc._q(p ~ 'time_index') }}

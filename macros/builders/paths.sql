@@ -206,14 +206,12 @@ where {{ rank }} = 1 and {{ op }} = '{{ n.upsert }}'
     join {{ args.affected }} a on {{ auto_cdc._eq(cfg.key_columns, 'a', 'b') }}
     where a.{{ fast }} and b.{{ op }} <> '{{ n.truncate }}'
   {%- endset -%}
-  {%- set continued = args.copy() -%}
-  {%- do continued.update({'events_sql': events_sql}) -%}
 select {{ auto_cdc._cols(args.target_columns) }}
 from {{ args.held }}
 where {{ fast }} and {{ auto_cdc._q(n.end_at) }} is not null
 union all
 select * from (
-{{ auto_cdc.scd2_rows_sql(continued) }}
+{{ auto_cdc.scd2_rows_sql(args, events_sql) }}
 ) {{ auto_cdc._alias('continued') }}
 {% endmacro %}
 

@@ -34,17 +34,20 @@
 {%- endmacro %}
 
 
-{% macro scd2_rows_sql(args) %}
-  {{ return(adapter.dispatch('scd2_rows_sql', 'auto_cdc')(args)) }}
+{#- `events_sql`: the events to walk (by default the affected keys', _affected_events_sql); `carry`: columns
+    the events carry into the rows, each key's events walked once per value of them (bitemporal: the
+    system time). -#}
+{% macro scd2_rows_sql(args, events_sql=none, carry=[]) %}
+  {{ return(adapter.dispatch('scd2_rows_sql', 'auto_cdc')(args, events_sql, carry)) }}
 {% endmacro %}
 
-{% macro default__scd2_rows_sql(args) %}
+{% macro default__scd2_rows_sql(args, events_sql, carry) %}
   {%- set cfg = args.cfg -%}
   {%- set n = auto_cdc._names() -%}
   {%- set p = n.internal_prefix -%}
   {%- set op = auto_cdc._q(n.op) -%}
   {#- bitemporal replays each key once per system time: the partition then includes that time -#}
-  {%- set partition = cfg.key_columns + args.get('carry', []) -%}
+  {%- set partition = cfg.key_columns + carry -%}
   {%- set keys = auto_cdc._cols(partition) -%}
   {%- set order = auto_cdc._seq_order(cfg.seq_columns) -%}
   {%- set compared = [] -%}
@@ -55,9 +58,9 @@
     {%- do ends.append(auto_cdc._q(p ~ 'next_' ~ loop.index0)) -%}
   {%- endfor -%}
 with events as (
-  {{ args.get('events_sql') or auto_cdc._affected_events_sql(args) }}
+  {{ events_sql or auto_cdc._affected_events_sql(args) }}
 ),
-{{ auto_cdc.merged_events_ctes(args) }}
+{{ auto_cdc.merged_events_ctes(args, carry) }}
 neighbours as (
   select
     merged.*,
@@ -107,7 +110,7 @@ upserts as (
 )
 select
   {{ auto_cdc._cols(args.output) }},
-  {%- for c in args.get('carry', []) %}
+  {%- for c in carry %}
   {{ auto_cdc._q(c) }},
   {%- endfor %}
   {{ auto_cdc.seq_value_sql(starts, args) }} as {{ auto_cdc._q(n.start_at) }},
