@@ -8,29 +8,35 @@
   Because the whole history of a touched key is replayed from the log, a late event lands in its
   place and splits the version it falls into, absorbed runs included.
 -#}
-{#- The events of the affected keys (or of the keys in keys_relation) that count: every logged
-    event but truncates, except those a later run masked when it folded hand edits of the key into
-    the log (macros/builders/edits.sql). Once the run has read them into its history temp table
-    (apply.sql), from there. -#}
+{#- The events of the affected keys (or of the keys in keys_relation) that count: from the run's
+    history temp table once it holds them (path.history_ready, apply.sql), else from the log. -#}
 {% macro _affected_events_sql(args, keys_relation=none) -%}
-  {%- set n = auto_cdc._names() -%}
-  {%- set op = auto_cdc._q(n.op) -%}
-  {%- if args.get('history_ready') -%}
-  select h.* from {{ args.history }} h
+  {%- if args.path.history_ready -%}
+  select h.* from {{ args.rel.temp.history }} h
     {%- if keys_relation %} join {{ keys_relation }} a on {{ auto_cdc._eq(args.cfg.key_columns, 'h', 'a') }}{% endif %}
   {%- else -%}
+  {{ auto_cdc._logged_events_sql(args, keys_relation) }}
+  {%- endif -%}
+{%- endmacro %}
+
+
+{#- The logged events of the affected keys (or of the keys in keys_relation) that count: every
+    logged event but truncates, except those a later run masked when it folded hand edits of the key
+    into the log (macros/builders/edits.sql). The run's history temp table is filled from this. -#}
+{% macro _logged_events_sql(args, keys_relation=none) -%}
+  {%- set n = auto_cdc._names() -%}
+  {%- set op = auto_cdc._q(n.op) -%}
   select l.*
-  from {{ args.log }} l
-  join {{ keys_relation or args.get('replay_keys') or args.affected }} a on {{ auto_cdc._eq(args.cfg.key_columns, 'l', 'a') }}
+  from {{ args.rel.log }} l
+  join {{ keys_relation or args.path.replay_keys or args.rel.temp.affected }} a on {{ auto_cdc._eq(args.cfg.key_columns, 'l', 'a') }}
   where l.{{ op }} in ('{{ n.upsert }}', '{{ n.delete }}')
-  {%- if args.get('has_edits') %}
+  {%- if args.path.has_edits %}
     and not exists (
-      select 1 from {{ args.log }} m
+      select 1 from {{ args.rel.log }} m
       where m.{{ op }} = '{{ n.mask }}' and {{ auto_cdc._eq(args.cfg.key_columns, 'm', 'l') }}
         and m.{{ auto_cdc._q(n.run) }} > l.{{ auto_cdc._q(n.run) }}
     )
   {%- endif %}
-  {%- endif -%}
 {%- endmacro %}
 
 
@@ -51,7 +57,7 @@
   {%- set keys = auto_cdc._cols(partition) -%}
   {%- set order = auto_cdc._seq_order(cfg.seq_columns) -%}
   {%- set compared = [] -%}
-  {%- for c in args.tracked if c not in cfg.key_columns -%}{%- do compared.append(c) -%}{%- endfor -%}
+  {%- for c in args.plan.tracked if c not in cfg.key_columns -%}{%- do compared.append(c) -%}{%- endfor -%}
   {%- set starts = [] -%}{%- set ends = [] -%}
   {%- for c in cfg.seq_columns -%}
     {%- do starts.append(auto_cdc._q(p ~ 'start_' ~ loop.index0)) -%}
@@ -109,7 +115,7 @@ upserts as (
   where {{ op }} = '{{ n.upsert }}'
 )
 select
-  {{ auto_cdc._cols(args.output) }},
+  {{ auto_cdc._cols(args.plan.output) }},
   {%- for c in carry %}
   {{ auto_cdc._q(c) }},
   {%- endfor %}
