@@ -268,8 +268,8 @@ select
     added the run log's `horizon` column): an event at or below it would land in a history that is
     no longer there. -#}
 {% macro above_horizon_sql(args, sql) %}
-  {%- set runs_columns = ((args.get('types') or {}).get('runs') or {}).keys() | map('lower') | list -%}
-  {%- if not args.get('incremental') or 'horizon' not in runs_columns or args.cfg.seq_columns | length != 1 -%}
+  {%- set runs_columns = (args.plan.types.get('runs') or {}).keys() | map('lower') | list -%}
+  {%- if not args.path.incremental or 'horizon' not in runs_columns or args.cfg.seq_columns | length != 1 -%}
     {{ return(sql) }}
   {%- endif -%}
   {%- set e = auto_cdc._alias('above') -%}
@@ -278,7 +278,7 @@ select
 select * from (
 {{ sql }}
 ) {{ e }}
-where not exists (select 1 from {{ args.runs }} {{ r }} where {{ e }}.{{ auto_cdc._q(args.cfg.seq_columns[0]) }} <= {{ r }}.horizon)
+where not exists (select 1 from {{ args.rel.runs }} {{ r }} where {{ e }}.{{ auto_cdc._q(args.cfg.seq_columns[0]) }} <= {{ r }}.horizon)
   {%- endset -%}
   {{ return(filtered) }}
 {% endmacro %}

@@ -72,11 +72,11 @@
   {%- set texts = [] -%}
   {#- the staged source's types when the run has read them already (an incremental run) -#}
   {%- set known = {} -%}
-  {%- for c, type in ((args.get('types') or {}).get('source') or {}).items() -%}{%- do known.update({c | lower: type}) -%}{%- endfor -%}
+  {%- for c, type in (args.plan.types.get('source') or {}).items() -%}{%- do known.update({c | lower: type}) -%}{%- endfor -%}
   {%- set seq_types = {} -%}
   {%- for c in args.cfg.seq_columns if (c | lower) in known -%}{%- do seq_types.update({c: known[c | lower]}) -%}{%- endfor -%}
   {%- if seq_types | length < args.cfg.seq_columns | length -%}
-    {%- set seq_types = auto_cdc._column_types('select ' ~ auto_cdc._cols(args.cfg.seq_columns) ~ ' from ' ~ args.batch) -%}
+    {%- set seq_types = auto_cdc._column_types('select ' ~ auto_cdc._cols(args.cfg.seq_columns) ~ ' from ' ~ args.rel.temp.batch) -%}
   {%- endif -%}
   {%- for c, type in seq_types.items() -%}
     {%- set t = type | lower -%}

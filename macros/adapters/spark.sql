@@ -14,28 +14,9 @@
   column). The Spark queries with correlated subqueries alias their tables with reserved names.
 -#}
 
-{#- The bucket count of a target: config `spark_buckets` (default 16) on the first run, kept in the
-    event log's table properties afterwards, since changing it would move keys between buckets. -#}
-{% macro _spark_buckets(args) %}
-  {%- if args.get('spark_buckets') is none -%}
-    {%- set found = none -%}
-    {%- set existing = adapter.get_relation(args.log.database, args.log.schema, args.log.identifier) -%}
-    {%- if existing is not none -%}
-      {%- for row in auto_cdc._query('show tblproperties ' ~ args.log).rows if row[0] == 'auto_cdc.buckets' -%}
-        {%- set found = row[1] | int -%}
-        {%- do args.update({'spark_buckets': found}) -%}
-      {%- endfor -%}
-    {%- endif -%}
-    {%- if args.get('spark_buckets') is none -%}
-      {%- do args.update({'spark_buckets': config.get('spark_buckets', 16) | int}) -%}
-    {%- endif -%}
-  {%- endif -%}
-  {{ return(args.spark_buckets) }}
-{% endmacro %}
-
 {#- The bucket of a row, from its key columns. -#}
 {% macro _spark_bucket_expr(args, prefix=none) -%}
-pmod(xxhash64({{ auto_cdc._cols(args.cfg.key_columns, prefix) }}), {{ auto_cdc._spark_buckets(args) }})
+pmod(xxhash64({{ auto_cdc._cols(args.cfg.key_columns, prefix) }}), {{ args.plan.spark_buckets }})
 {%- endmacro %}
 
 {#- The table format of the model's target and bookkeeping tables. An existing target keeps its format

@@ -18,33 +18,35 @@
   So a run's cost follows its new events and, for replayed keys only, their history (R1, R8).
 -#}
 
-{#- Steps 1-6 for a staged batch of events (args.batch). The first run or a full refresh checks the
-    feed, then creates the event log and the run log (and drops what was there); an incremental run
-    evolves their schema after its checks. The target is created from the first recomputation. The
-    rows the run removes (stale) and adds (missing) are kept aside: they are the run's metrics and,
-    with change_data_feed, its change feed. -#}
+{#- Steps 1-6 for a staged batch of events (rel.temp.batch). The first run or a full refresh checks
+    the feed, then creates the event log and the run log (and drops what was there); an incremental
+    run evolves their schema after its checks. The target is created from the first recomputation.
+    The rows the run removes (stale) and adds (missing) are kept aside: they are the run's metrics
+    and, with change_data_feed, its change feed. `args`: the resolved config, the relations and the
+    plan ({cfg, rel, plan}); the batch's path (_batch_path) is added as each step decides it. -#}
 {% macro _apply_batch(args, incremental, existing) %}
   {%- set n = auto_cdc._names() -%}
+  {%- set rel, temp = args.rel, args.rel.temp -%}
   {% if not incremental %}
     {#- the first run checks the feed before it drops anything (engines without transactions) -#}
-    {%- if args.get('check_feed') -%}{% do auto_cdc._check_feed(args, none) %}{%- endif -%}
+    {%- if args.plan.check_feed -%}{% do auto_cdc._check_feed(args, none) %}{%- endif -%}
     {% do auto_cdc._create_bookkeeping(args, existing) %}
   {% endif %}
-  {%- do args.update({'incremental': incremental}) -%}
-  {%- set create_new = auto_cdc.create_temp_table_sql(args.new, auto_cdc.new_events_sql(args)) -%}
+  {%- set args = auto_cdc._with(args, {'path': auto_cdc._batch_path(args, incremental)}) -%}
+  {%- set create_new = auto_cdc.create_temp_table_sql(temp.new, auto_cdc.new_events_sql(args)) -%}
   {#- the run's facts (with the feed's checks, R7, on incremental runs of a change feed): one query -#}
-  {%- set facts = ['(select coalesce(max(run_id), 0) + 1 from ' ~ args.runs ~ ')',
-                   '(select coalesce(sum(edited_keys), 0) from ' ~ args.runs ~ ')',
+  {%- set facts = ['(select coalesce(max(run_id), 0) + 1 from ' ~ rel.runs ~ ')',
+                   '(select coalesce(sum(edited_keys), 0) from ' ~ rel.runs ~ ')',
                    '(' ~ auto_cdc.late_events_sql(args) ~ ')',
-                   '(select count(*) from ' ~ args.batch ~ ')',
-                   '(select count(*) from ' ~ args.new ~ ')'] -%}
-  {%- if incremental and args.get('check_feed') -%}
-    {%- set row = auto_cdc._check_feed(args, args.log, facts, create_new) -%}
+                   '(select count(*) from ' ~ temp.batch ~ ')',
+                   '(select count(*) from ' ~ temp.new ~ ')'] -%}
+  {%- if incremental and args.plan.check_feed -%}
+    {%- set row = auto_cdc._check_feed(args, rel.log, facts, create_new) -%}
   {%- else -%}
     {%- set row = auto_cdc._run_then_query(create_new, 'select ' ~ (facts | join(', '))).rows[0] -%}
   {%- endif -%}
   {%- set run_id = row[0] | int -%}
-  {%- do args.update({'has_edits': (row[1] | int) > 0}) -%}
+  {%- set has_edits = (row[1] | int) > 0 -%}
   {%- set metrics = {'events_read': row[3] | int, 'events_applied': row[4] | int, 'late_events': row[2] | int,
                      'num_upserted_rows': 0, 'num_deleted_rows': 0, 'edited_keys': 0,
                      'fast_keys': 0, 'replayed_keys': 0} -%}
@@ -58,59 +60,75 @@
   {%- endif -%}
   {#- the affected keys, and which of them take the fast path (macros/builders/paths.sql) -#}
   {%- set fast = incremental and auto_cdc.fast_path_applies(args) -%}
-  {%- do args.update({'fast_path': fast}) -%}
-  {%- set create_affected = auto_cdc.create_temp_table_sql(args.affected,
+  {%- set create_affected = auto_cdc.create_temp_table_sql(temp.affected,
         auto_cdc.classified_keys_sql(args) if fast else auto_cdc.affected_keys_sql(args)) -%}
   {%- set replay = true -%}
   {%- if fast -%}
-    {%- set paths = auto_cdc._run_then_query(create_affected, 'select count(case when ' ~ auto_cdc._q(n.fast) ~ ' then 1 end), count(*) from ' ~ args.affected).rows[0] -%}
+    {%- set paths = auto_cdc._run_then_query(create_affected, 'select count(case when ' ~ auto_cdc._q(n.fast) ~ ' then 1 end), count(*) from ' ~ temp.affected).rows[0] -%}
     {%- do metrics.update({'fast_keys': paths[0] | int, 'replayed_keys': (paths[1] | int) - (paths[0] | int)}) -%}
-    {%- do args.update({'replay_keys': '(select ' ~ auto_cdc._cols(args.cfg.key_columns) ~ ' from ' ~ args.affected
-                                        ~ ' where not ' ~ auto_cdc._q(n.fast) ~ ')'}) -%}
     {%- set replay = metrics.replayed_keys > 0 -%}
   {%- else -%}
     {% do auto_cdc._run_sql(create_affected) %}
-    {%- do metrics.update({'replayed_keys': '(select count(*) from ' ~ args.affected ~ ')'}) -%}
+    {%- do metrics.update({'replayed_keys': '(select count(*) from ' ~ temp.affected ~ ')'}) -%}
   {%- endif -%}
-  {%- do args.update({'no_replay': not replay}) -%}
+  {%- set args = auto_cdc._with(args, {'path': auto_cdc._batch_path(args, incremental, has_edits, fast, replay)}) -%}
   {#- the replayed keys' events (the log is read once) and the affected keys' target rows -#}
-  {%- if args.cfg.scd != 'bitemporal' and replay -%}
-    {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.history, auto_cdc._affected_events_sql(args))) %}
-    {%- do args.update({'history_ready': true}) -%}
+  {%- if args.path.history_ready -%}
+    {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.history, auto_cdc._logged_events_sql(args))) %}
   {%- endif -%}
   {%- if incremental -%}
-    {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.held, auto_cdc.held_rows_sql(args))) %}
+    {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.held, auto_cdc.held_rows_sql(args))) %}
   {%- endif -%}
   {#- hand edits of the replayed keys become events first (macros/builders/edits.sql); the fast path
       takes only keys whose rows are as the log left them -#}
   {%- set edited_keys = auto_cdc.fold_target_edits(args, run_id) if incremental and replay else 0 -%}
-  {%- if edited_keys > 0 or args.has_edits -%}
-    {%- do args.update({'has_edits': true}) -%}
-    {%- for rel in [args.log] + ([args.history] if args.get('history_ready') else []) -%}
-      {% do auto_cdc._run_sql(auto_cdc.drop_replaced_edits_sql(args, rel)) %}
+  {%- if edited_keys > 0 or has_edits -%}
+    {%- for relation in [rel.log] + ([temp.history] if args.path.history_ready else []) -%}
+      {% do auto_cdc._run_sql(auto_cdc.drop_replaced_edits_sql(args, relation)) %}
     {%- endfor -%}
   {%- endif -%}
   {% do auto_cdc.log_new_events(args, run_id) %}
-  {%- if args.get('history_ready') -%}
+  {%- if args.path.history_ready -%}
     {% do auto_cdc._run_sql(auto_cdc.append_to_history_sql(args, run_id)) %}
   {%- endif -%}
   {#- the rows the affected keys should have, then the target's rows that differ from them (stale) and
       theirs that the target lacks (missing): one round trip -#}
-  {%- set create_desired = auto_cdc.create_temp_table_sql(args.desired, auto_cdc.desired_rows_sql(args, with_fast=true)) -%}
+  {%- set create_desired = auto_cdc.create_temp_table_sql(temp.desired, auto_cdc.desired_rows_sql(args, with_fast=true)) -%}
   {% if not incremental %}
     {% do auto_cdc._run_sql(create_desired) %}
     {% do auto_cdc._run_sql(auto_cdc.create_target_sql(args)) %}
     {% do auto_cdc.create_key_indexes(args) %}
   {% endif %}
   {% do auto_cdc._run_statements(([create_desired] if incremental else [])
-        + [auto_cdc.create_temp_table_sql(args.stale, auto_cdc.stale_rows_sql(args)),
-           auto_cdc.create_temp_table_sql(args.missing, auto_cdc.missing_rows_sql(args))]) %}
+        + [auto_cdc.create_temp_table_sql(temp.stale, auto_cdc.stale_rows_sql(args)),
+           auto_cdc.create_temp_table_sql(temp.missing, auto_cdc.missing_rows_sql(args))]) %}
   {% do auto_cdc.write_changes(args) %}
   {%- if not incremental -%}
-    {% do auto_cdc.analyze_relations([args.target, args.log]) %}
+    {% do auto_cdc.analyze_relations([rel.target, rel.log]) %}
   {%- endif -%}
   {%- do metrics.update({'edited_keys': edited_keys}) -%}
   {% do auto_cdc._record_run(args, run_id, metrics, true) %}
+{% endmacro %}
+
+
+{#- The path of the batch through the apply: a new dict each time the apply decides more of it, never
+    updated in place. `replay` is none until the affected keys are sorted into the two paths
+    (paths.sql); until then only `incremental` is known.
+      incremental    the target and its logs exist (not a first run, not a full refresh);
+      has_edits      the log holds hand edits that earlier runs folded in (masks to honour);
+      fast_path      the keys are sorted into the two paths (rel.temp.affected says which is whose);
+      replay_keys    the keys to replay, when some take the fast path (else every affected key);
+      no_replay      every key takes the fast path: nothing is replayed;
+      history_ready  the replayed keys' events are read from the log once, into rel.temp.history,
+                     and every later step reads them there (not bitemporal, which reads the log
+                     once per system time). -#}
+{% macro _batch_path(args, incremental, has_edits=false, fast=false, replay=none) %}
+  {%- set keys_sorted = replay is not none -%}
+  {{ return({'incremental': incremental, 'has_edits': has_edits, 'fast_path': fast,
+             'replay_keys': '(select ' ~ auto_cdc._cols(args.cfg.key_columns) ~ ' from ' ~ args.rel.temp.affected
+                            ~ ' where not ' ~ auto_cdc._q(auto_cdc._names().fast) ~ ')' if fast else none,
+             'no_replay': keys_sorted and not replay,
+             'history_ready': keys_sorted and replay and args.cfg.scd != 'bitemporal'}) }}
 {% endmacro %}
 
 
@@ -121,10 +139,10 @@
 {% macro _record_run(args, run_id, metrics, written) %}
   {%- set pk = auto_cdc._row_key(args) -%}
   {%- set s, m = auto_cdc._alias('s'), auto_cdc._alias('m') -%}
-  {%- set upserted = '(select count(*) from ' ~ args.missing ~ ')' -%}
-  {%- set removed = '(select count(*) from ' ~ args.stale ~ ')' -%}
-  {%- set deleted = '(select count(*) from ' ~ args.stale ~ ' ' ~ s ~ ' where not exists (select 1 from '
-        ~ args.missing ~ ' ' ~ m ~ ' where ' ~ auto_cdc._eq(pk, s, m) ~ '))' -%}
+  {%- set upserted = '(select count(*) from ' ~ args.rel.temp.missing ~ ')' -%}
+  {%- set removed = '(select count(*) from ' ~ args.rel.temp.stale ~ ')' -%}
+  {%- set deleted = '(select count(*) from ' ~ args.rel.temp.stale ~ ' ' ~ s ~ ' where not exists (select 1 from '
+        ~ args.rel.temp.missing ~ ' ' ~ m ~ ' where ' ~ auto_cdc._eq(pk, s, m) ~ '))' -%}
   {%- set cdf = config.get('change_data_feed', false) -%}
   {%- set commit_version = none -%}
   {%- if written and (cdf or not auto_cdc.insert_returns_rows()) -%}
@@ -156,8 +174,8 @@
   {%- set op = auto_cdc._q(auto_cdc._names().op) -%}
 select count(*) from (
   select distinct {{ auto_cdc._cols(cfg.key_columns + cfg.seq_columns, 'b') }}
-  from {{ args.new }} b
-  join {{ args.log }} l on {{ auto_cdc._eq(cfg.key_columns, 'l', 'b') }}
+  from {{ args.rel.temp.new }} b
+  join {{ args.rel.log }} l on {{ auto_cdc._eq(cfg.key_columns, 'l', 'b') }}
   where b.{{ op }} <> '{{ auto_cdc._names().truncate }}'
     and l.{{ op }} in ('{{ auto_cdc._names().upsert }}', '{{ auto_cdc._names().delete }}')
     and {{ auto_cdc._seq_lt(cfg.seq_columns, 'b', 'l') }}
@@ -173,15 +191,15 @@ select count(*) from (
   {%- set op = auto_cdc._q(n.op) -%}
   {%- set st = auto_cdc._q(cfg.system_seq) -%}
   {%- set rest = [] -%}
-  {%- for c in args.stored if c != cfg.system_seq -%}{%- do rest.append(c) -%}{%- endfor -%}
-select {{ auto_cdc._cols(args.stored, 'b') }}, b.{{ op }}
+  {%- for c in args.plan.stored if c != cfg.system_seq -%}{%- do rest.append(c) -%}{%- endfor -%}
+select {{ auto_cdc._cols(args.plan.stored, 'b') }}, b.{{ op }}
 from (
   select {{ auto_cdc._cols(rest) }}, {{ op }}, min({{ st }}) as {{ st }}
-  from {{ args.batch }}
+  from {{ args.rel.temp.batch }}
   group by {{ auto_cdc._cols(rest) }}, {{ op }}
 ) b
 where not exists (
-  select 1 from {{ args.log }} l
+  select 1 from {{ args.rel.log }} l
   where {{ auto_cdc._eq(cfg.key_columns + cfg.seq_columns, 'l', 'b') }} and l.{{ st }} <= b.{{ st }}
 )
 {%- endmacro %}
@@ -190,16 +208,16 @@ where not exists (
 {#- The target's rows for the affected keys, recomputed from the log. -#}
 {% macro desired_rows_sql(args, with_fast=false) %}
   {%- if args.cfg.scd == 1 -%}
-    {%- if with_fast and args.get('fast_path') -%}
-      {%- if args.get('no_replay') -%}{{ return(auto_cdc.scd1_fast_rows_sql(args)) }}{%- endif -%}
+    {%- if with_fast and args.path.fast_path -%}
+      {%- if args.path.no_replay -%}{{ return(auto_cdc.scd1_fast_rows_sql(args)) }}{%- endif -%}
       {{ return(auto_cdc._union_all([auto_cdc.scd1_rows_sql(args), auto_cdc.scd1_fast_rows_sql(args)])) }}
     {%- endif -%}
     {{ return(auto_cdc.scd1_rows_sql(args)) }}
   {%- elif args.cfg.scd == 'bitemporal' -%}
     {{ return(auto_cdc.bitemporal_rows_sql(args)) }}
   {%- else -%}
-    {%- if with_fast and args.get('fast_path') -%}
-      {%- if args.get('no_replay') -%}{{ return(auto_cdc.scd2_fast_rows_sql(args)) }}{%- endif -%}
+    {%- if with_fast and args.path.fast_path -%}
+      {%- if args.path.no_replay -%}{{ return(auto_cdc.scd2_fast_rows_sql(args)) }}{%- endif -%}
       {{ return(auto_cdc._union_all([auto_cdc.scd2_rows_sql(args), auto_cdc.scd2_fast_rows_sql(args)])) }}
     {%- endif -%}
     {{ return(auto_cdc.scd2_rows_sql(args)) }}
@@ -225,15 +243,15 @@ where not exists (
 {% macro default__stale_rows_sql(args) %}
   {%- set cfg = args.cfg -%}
   {%- set h, d = auto_cdc._alias('h'), auto_cdc._alias('d') -%}
-  {%- if not args.incremental -%}
-select {{ auto_cdc._cols(args.target_columns) }} from {{ args.desired }} where 1 = 0
+  {%- if not args.path.incremental -%}
+select {{ auto_cdc._cols(args.plan.target_columns) }} from {{ args.rel.temp.desired }} where 1 = 0
   {%- else -%}
-select {{ auto_cdc._cols(args.target_columns, h) }}
-from {{ args.held }} {{ h }}
+select {{ auto_cdc._cols(args.plan.target_columns, h) }}
+from {{ args.rel.temp.held }} {{ h }}
 where not exists (
-  select 1 from {{ args.desired }} {{ d }}
+  select 1 from {{ args.rel.temp.desired }} {{ d }}
   where {{ auto_cdc._eq(cfg.key_columns, d, h) }}
-    and {{ auto_cdc._same(args.target_columns, d, h) }}
+    and {{ auto_cdc._same(args.plan.target_columns, d, h) }}
 )
   {%- endif -%}
 {% endmacro %}
@@ -247,13 +265,13 @@ where not exists (
 {% macro default__missing_rows_sql(args) %}
   {%- set cfg = args.cfg -%}
   {%- set h, d = auto_cdc._alias('h'), auto_cdc._alias('d') -%}
-select {{ auto_cdc._cols(args.target_columns, d) }}
-from {{ args.desired }} {{ d }}
-{%- if args.incremental %}
+select {{ auto_cdc._cols(args.plan.target_columns, d) }}
+from {{ args.rel.temp.desired }} {{ d }}
+{%- if args.path.incremental %}
 where not exists (
-  select 1 from {{ args.held }} {{ h }}
+  select 1 from {{ args.rel.temp.held }} {{ h }}
   where {{ auto_cdc._eq(cfg.key_columns, h, d) }}
-    and {{ auto_cdc._same(args.target_columns, h, d) }}
+    and {{ auto_cdc._same(args.plan.target_columns, h, d) }}
 )
 {%- endif %}
 {% endmacro %}

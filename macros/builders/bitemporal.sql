@@ -17,21 +17,19 @@
   {%- set t = p ~ 'system_time' -%}
   {%- set st = auto_cdc._q(cfg.system_seq) -%}
   {#- a row of H is identified by all its columns (keys are output columns) -#}
-  {%- set identity = args.output + [n.start_at, n.end_at] -%}
+  {%- set identity = args.plan.output + [n.start_at, n.end_at] -%}
   {%- set times_sql -%}
     select distinct {{ auto_cdc._cols(cfg.key_columns, 'l') }}, l.{{ st }} as {{ auto_cdc._q(t) }}
-    from {{ args.log }} l
-    join {{ args.affected }} a on {{ auto_cdc._eq(cfg.key_columns, 'l', 'a') }}
+    from {{ args.rel.log }} l
+    join {{ args.rel.temp.affected }} a on {{ auto_cdc._eq(cfg.key_columns, 'l', 'a') }}
   {%- endset -%}
   {%- set events_sql -%}
     select l.*, x.{{ auto_cdc._q(t) }}
-    from {{ args.log }} l
+    from {{ args.rel.log }} l
     join ({{ times_sql }}) x on {{ auto_cdc._eq(cfg.key_columns, 'l', 'x') }} and l.{{ st }} <= x.{{ auto_cdc._q(t) }}
   {%- endset -%}
-  {%- set history = args.copy() -%}
-  {%- do history.update({'events_sql': events_sql, 'carry': [t]}) -%}
 with history as (
-  {{ auto_cdc.scd2_rows_sql(history) }}
+  {{ auto_cdc.scd2_rows_sql(args, events_sql, carry=[t]) }}
 ),
 times as (
   select x.*, dense_rank() over (partition by {{ auto_cdc._cols(cfg.key_columns, 'x') }} order by x.{{ auto_cdc._q(t) }}) as {{ auto_cdc._q(p ~ 'time_index') }}

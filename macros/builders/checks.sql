@@ -8,13 +8,13 @@
     `before` (in the same round trip); returns their values. -#}
 {% macro _check_feed(args, log, facts=[], before=none) %}
   {%- set cfg = args.cfg -%}
-  {%- set batch = args.batch -%}
+  {%- set batch = args.rel.temp.batch -%}
   {#- the columns two events must agree on (cfg.compared) that this run stores; against the log, not
       a column added by this run, which events applied before it existed never had -#}
   {%- set stored = [] -%}
-  {%- for c in cfg.compared if c in args.stored -%}{%- do stored.append(c) -%}{%- endfor -%}
+  {%- for c in cfg.compared if c in args.plan.stored -%}{%- do stored.append(c) -%}{%- endfor -%}
   {%- set log_columns = [] -%}
-  {%- for c in stored if c not in args.add_columns -%}{%- do log_columns.append(c) -%}{%- endfor -%}
+  {%- for c in stored if c not in args.plan.add_columns -%}{%- do log_columns.append(c) -%}{%- endfor -%}
   {%- set n = auto_cdc._names() -%}
   {%- set op = auto_cdc._q(n.op) -%}
   {%- set problems = [] -%}
@@ -96,7 +96,7 @@
 {#- Events at one key and sequence that disagree, inside the batch and against the log. -#}
 {% macro _conflicts_sql(args, log, stored, log_columns) %}
   {%- set cfg = args.cfg -%}
-  {%- set batch = args.batch -%}
+  {%- set batch = args.rel.temp.batch -%}
   {%- set n = auto_cdc._names() -%}
   {%- set op = auto_cdc._q(n.op) -%}
   {%- set identity = cfg.key_columns + cfg.seq_columns -%}

@@ -22,22 +22,22 @@
 -#}
 {% macro fold_target_edits(args, run_id) %}
   {%- if args.cfg.scd == 'bitemporal' or not auto_cdc.takes_hand_edits() -%}{{ return(0) }}{%- endif -%}
-  {%- set cfg = args.cfg -%}
+  {%- set cfg, temp = args.cfg, args.rel.temp -%}
   {%- set n = auto_cdc._names() -%}
-  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.recorded, auto_cdc.desired_rows_sql(args))) %}
-  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.edited, auto_cdc.edited_keys_sql(args))) %}
-  {%- set edited = auto_cdc._scalar('select count(*) from ' ~ args.edited) | int -%}
+  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.recorded, auto_cdc.desired_rows_sql(args))) %}
+  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.edited, auto_cdc.edited_keys_sql(args))) %}
+  {%- set edited = auto_cdc._scalar('select count(*) from ' ~ temp.edited) | int -%}
   {%- if edited > 0 -%}
     {% do auto_cdc._check_edited_rows(args) %}
-    {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(args.edits, auto_cdc.edit_events_sql(args))) %}
-    {%- set cols = auto_cdc._cols(args.stored) ~ ', ' ~ auto_cdc._q(n.op) -%}
-    {%- set insert_edits = ' (' ~ cols ~ ', ' ~ auto_cdc._q(n.run) ~ ', ' ~ auto_cdc._q(n.edit) ~ ') select ' ~ cols ~ ', ' ~ run_id ~ ', true from ' ~ args.edits -%}
-    {% do auto_cdc._run_sql('insert into ' ~ args.log ~ insert_edits) %}
-    {% do auto_cdc._run_sql('insert into ' ~ args.log ~ ' (' ~ auto_cdc._cols(cfg.key_columns) ~ ', ' ~ auto_cdc._q(n.op) ~ ', '
-          ~ auto_cdc._q(n.run) ~ ') select ' ~ auto_cdc._cols(cfg.key_columns) ~ ", '" ~ n.mask ~ "', " ~ run_id ~ ' from ' ~ args.edited) %}
+    {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.edits, auto_cdc.edit_events_sql(args))) %}
+    {%- set cols = auto_cdc._cols(args.plan.stored) ~ ', ' ~ auto_cdc._q(n.op) -%}
+    {%- set insert_edits = ' (' ~ cols ~ ', ' ~ auto_cdc._q(n.run) ~ ', ' ~ auto_cdc._q(n.edit) ~ ') select ' ~ cols ~ ', ' ~ run_id ~ ', true from ' ~ temp.edits -%}
+    {% do auto_cdc._run_sql('insert into ' ~ args.rel.log ~ insert_edits) %}
+    {% do auto_cdc._run_sql('insert into ' ~ args.rel.log ~ ' (' ~ auto_cdc._cols(cfg.key_columns) ~ ', ' ~ auto_cdc._q(n.op) ~ ', '
+          ~ auto_cdc._q(n.run) ~ ') select ' ~ auto_cdc._cols(cfg.key_columns) ~ ", '" ~ n.mask ~ "', " ~ run_id ~ ' from ' ~ temp.edited) %}
     {#- the run's history of the edited keys: the edit events in place of the masked ones -#}
-    {% do auto_cdc._run_sql(auto_cdc.delete_matching_sql(args.history, args.edited, auto_cdc._eq(cfg.key_columns, 'l', 'b'))) %}
-    {% do auto_cdc._run_sql('insert into ' ~ args.history ~ insert_edits) %}
+    {% do auto_cdc._run_sql(auto_cdc.delete_matching_sql(args.rel.temp.history, args.rel.temp.edited, auto_cdc._eq(cfg.key_columns, 'l', 'b'))) %}
+    {% do auto_cdc._run_sql('insert into ' ~ args.rel.temp.history ~ insert_edits) %}
   {%- endif -%}
   {{ return(edited) }}
 {% endmacro %}
@@ -47,7 +47,7 @@
     only for logs that hold edits). -#}
 {% macro drop_replaced_edits_sql(args, relation) %}
   {%- set n = auto_cdc._names() -%}
-  {{ return(auto_cdc.delete_matching_sql(relation, args.new,
+  {{ return(auto_cdc.delete_matching_sql(relation, args.rel.temp.new,
         'l.' ~ auto_cdc._q(n.edit) ~ ' and ' ~ auto_cdc._eq(args.cfg.key_columns + args.cfg.seq_columns, 'l', 'b'))) }}
 {% endmacro %}
 
@@ -57,18 +57,18 @@
     cheaper than anti-joining each side with the other on every column. -#}
 {% macro edited_keys_sql(args) %}
   {%- set cfg = args.cfg -%}
-  {%- set cols = auto_cdc._cols(args.target_columns) -%}
+  {%- set cols = auto_cdc._cols(args.plan.target_columns) -%}
   {%- set side = auto_cdc._q(auto_cdc._names().internal_prefix ~ 'side') -%}
 select distinct {{ auto_cdc._cols(cfg.key_columns) }} from (
   select {{ cols }}
   from (
-    select {{ cols }}, 1 as {{ side }} from {{ args.held }}
-    {%- if args.get('fast_path') %}
+    select {{ cols }}, 1 as {{ side }} from {{ args.rel.temp.held }}
+    {%- if args.path.fast_path %}
     {#- keys on the fast path were checked when they were classified (paths.sql) #}
     where {{ auto_cdc._q(auto_cdc._names().fast) }} is not true
     {%- endif %}
     union all
-    select {{ cols }}, -1 as {{ side }} from {{ args.recorded }}
+    select {{ cols }}, -1 as {{ side }} from {{ args.rel.temp.recorded }}
   ) both_sides
   group by {{ cols }}
   having sum({{ side }}) <> 0
@@ -85,8 +85,8 @@ select distinct {{ auto_cdc._cols(cfg.key_columns) }} from (
   {%- set end = 't.' ~ auto_cdc._q(n.end_at) -%}
   {%- set sql -%}
     select {{ auto_cdc._cols(cfg.key_columns, 't') }}
-    from {{ args.held }} t
-    join {{ args.edited }} e on {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }}
+    from {{ args.rel.temp.held }} t
+    join {{ args.rel.temp.edited }} e on {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }}
     {%- if cfg.scd == 1 %}
     group by {{ auto_cdc._cols(cfg.key_columns, 't') }}
     having count(*) > 1
@@ -97,9 +97,9 @@ select distinct {{ auto_cdc._cols(cfg.key_columns) }} from (
     union
     select {{ auto_cdc._cols(cfg.key_columns) }}
     from (
-      select distinct {{ auto_cdc._cols(args.target_columns, 't') }}
-      from {{ args.held }} t
-      join {{ args.edited }} e on {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }}
+      select distinct {{ auto_cdc._cols(args.plan.target_columns, 't') }}
+      from {{ args.rel.temp.held }} t
+      join {{ args.rel.temp.edited }} e on {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }}
     ) versions
     group by {{ auto_cdc._cols(cfg.key_columns + [n.start_at]) }}
     having count(*) > 1
@@ -109,7 +109,7 @@ select distinct {{ auto_cdc._cols(cfg.key_columns) }} from (
   {%- if bad.rows | length > 0 -%}
     {%- set shown = [] -%}
     {%- for row in bad.rows[:5] -%}{%- do shown.append(auto_cdc._describe_row(row, cfg.key_columns)) -%}{%- endfor -%}
-    {%- do exceptions.raise_database_error("auto_cdc model '" ~ model.name ~ "': rows edited by hand in " ~ args.target
+    {%- do exceptions.raise_database_error("auto_cdc model '" ~ model.name ~ "': rows edited by hand in " ~ args.rel.target
           ~ (" hold two rows for one key" if cfg.scd == 1 else " are not a valid history (a version without __START_AT, ending where it starts or before, or two versions starting at the same sequence)")
           ~ ", for " ~ (bad.rows | length) ~ " key(s): " ~ (shown | join(', ')) ~ "; fix them, then run again") -%}
   {%- endif -%}
@@ -125,14 +125,14 @@ select distinct {{ auto_cdc._cols(cfg.key_columns) }} from (
   {%- set start = 't.' ~ auto_cdc._q(n.start_at) -%}
   {%- set end = 't.' ~ auto_cdc._q(n.end_at) -%}
   {%- set seq_in_output = [] -%}
-  {%- for c in cfg.seq_columns if c in args.output -%}{%- do seq_in_output.append(c) -%}{%- endfor -%}
+  {%- for c in cfg.seq_columns if c in args.plan.output -%}{%- do seq_in_output.append(c) -%}{%- endfor -%}
   {%- set seq_in_output = (seq_in_output | length) == (cfg.seq_columns | length) -%}
   {%- set last_seq = [] -%}
   {%- for c in cfg.seq_columns -%}{%- do last_seq.append('lt.' ~ auto_cdc._q(c)) -%}{%- endfor -%}
   {%- set visible_sql -%}
     select {{ auto_cdc._cols(cfg.key_columns + cfg.seq_columns) }},
       row_number() over (partition by {{ auto_cdc._cols(cfg.key_columns) }} order by {{ auto_cdc._seq_order(cfg.seq_columns, desc=true) }}) as {{ rank }}
-    from ({{ auto_cdc._affected_events_sql(args, args.edited) }}) v
+    from ({{ auto_cdc._affected_events_sql(args, args.rel.temp.edited) }}) v
   {%- endset -%}
 with last_applied as (
   select * from ({{ visible_sql }}) v where {{ rank }} = 1
@@ -142,7 +142,7 @@ edit_events as (
   {# an SCD1 row: at its own sequence, else the key's last applied one; a deleted key: a tombstone there #}
   select * from (
     select
-    {%- for c in args.stored %}
+    {%- for c in args.plan.stored %}
       {%- if c in cfg.key_columns %} e.{{ auto_cdc._q(c) }}
       {%- elif c in cfg.seq_columns %}
         {%- if seq_in_output %} case when t.{{ auto_cdc._q(cfg.key_columns[0]) }} is not null
@@ -150,13 +150,13 @@ edit_events as (
           then t.{{ auto_cdc._q(c) }} else lt.{{ auto_cdc._q(c) }} end
         {%- else %} lt.{{ auto_cdc._q(c) }}
         {%- endif %}
-      {%- elif c in args.output %} t.{{ auto_cdc._q(c) }}
+      {%- elif c in args.plan.output %} t.{{ auto_cdc._q(c) }}
       {%- else %} null
       {%- endif %} as {{ auto_cdc._q(c) }},
     {%- endfor %}
       case when t.{{ auto_cdc._q(cfg.key_columns[0]) }} is null then '{{ n.delete }}' else '{{ n.upsert }}' end as {{ op }}
-    from {{ args.edited }} e
-    left join {{ args.held }} t on {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }}
+    from {{ args.rel.temp.edited }} e
+    left join {{ args.rel.temp.held }} t on {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }}
     left join last_applied lt on {{ auto_cdc._eq(cfg.key_columns, 'lt', 'e') }}
   ) x
   {# a hand row of a key with no history and no sequence of its own sorts before every event #}
@@ -170,33 +170,33 @@ edit_events as (
   {%- endfor -%}
   {%- set own = auto_cdc.seq_value_sql(own_seq, args) -%}
   {{ auto_cdc._edit_event_sql(args, start_seq, 't', n.upsert) }}
-  from {{ args.held }} t join {{ args.edited }} e on {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }}
+  from {{ args.rel.temp.held }} t join {{ args.rel.temp.edited }} e on {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }}
   {%- if seq_in_output %}
   union all
   {# the version's sequence column shows its last absorbed event: log that event too #}
   {{ auto_cdc._edit_event_sql(args, own_seq, 't', n.upsert) }}
-  from {{ args.held }} t join {{ args.edited }} e on {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }}
+  from {{ args.rel.temp.held }} t join {{ args.rel.temp.edited }} e on {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }}
   where {{ own }} > {{ start }} and ({{ end }} is null or {{ own }} < {{ end }})
   {%- endif %}
   union all
   {{ auto_cdc._edit_event_sql(args, end_seq, none, n.delete) }}
-  from {{ args.held }} t join {{ args.edited }} e on {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }}
+  from {{ args.rel.temp.held }} t join {{ args.rel.temp.edited }} e on {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }}
   where {{ end }} is not null
     and not exists (
-      select 1 from {{ args.held }} o
+      select 1 from {{ args.rel.temp.held }} o
       where {{ auto_cdc._eq(cfg.key_columns, 'o', 't') }} and o.{{ auto_cdc._q(n.start_at) }} = {{ end }}
     )
   union all
   {{ auto_cdc._edit_event_sql(args, last_seq, none, n.delete) }}
-  from {{ args.edited }} e join last_applied lt on {{ auto_cdc._eq(cfg.key_columns, 'lt', 'e') }}
-  where not exists (select 1 from {{ args.held }} t where {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }})
+  from {{ args.rel.temp.edited }} e join last_applied lt on {{ auto_cdc._eq(cfg.key_columns, 'lt', 'e') }}
+  where not exists (select 1 from {{ args.rel.temp.held }} t where {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }})
   {%- endif %}
 )
-select distinct {{ auto_cdc._cols(args.stored) }}, {{ op }}
+select distinct {{ auto_cdc._cols(args.plan.stored) }}, {{ op }}
 from edit_events x
 {# the run's own events win over edit events at the same key and sequence #}
 where not exists (
-  select 1 from {{ args.new }} b
+  select 1 from {{ args.rel.temp.new }} b
   where {{ auto_cdc._eq(cfg.key_columns + cfg.seq_columns, 'b', 'x') }}
 )
 {% endmacro %}
@@ -207,10 +207,10 @@ where not exists (
 {% macro _edit_event_sql(args, seq_exprs, values_from, kind) -%}
   {%- set cfg = args.cfg -%}
     select
-    {%- for c in args.stored %}
+    {%- for c in args.plan.stored %}
       {%- if c in cfg.key_columns %} e.{{ auto_cdc._q(c) }}
       {%- elif c in cfg.seq_columns %} {{ seq_exprs[cfg.seq_columns.index(c)] }}
-      {%- elif values_from and c in args.output %} {{ values_from }}.{{ auto_cdc._q(c) }}
+      {%- elif values_from and c in args.plan.output %} {{ values_from }}.{{ auto_cdc._q(c) }}
       {%- else %} null
       {%- endif %} as {{ auto_cdc._q(c) }},
     {%- endfor %}

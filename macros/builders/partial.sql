@@ -6,27 +6,28 @@
   NULL; keys and sequence columns are always written. A delete starts a new segment, so nothing
   from before it comes back. Without partial updates `merged` is `events`.
 -#}
-{% macro merged_events_ctes(args) %}
-  {{ return(adapter.dispatch('merged_events_ctes', 'auto_cdc')(args)) }}
+{#- `carry`: columns that split a key's events further (scd2_rows_sql). -#}
+{% macro merged_events_ctes(args, carry=[]) %}
+  {{ return(adapter.dispatch('merged_events_ctes', 'auto_cdc')(args, carry)) }}
 {% endmacro %}
 
-{% macro default__merged_events_ctes(args) %}
+{% macro default__merged_events_ctes(args, carry) %}
   {%- set cfg = args.cfg -%}
   {%- set n = auto_cdc._names() -%}
   {%- set p = n.internal_prefix -%}
   {%- set op = auto_cdc._q(n.op) -%}
   {%- set partial = [] -%}
-  {%- for c in args.output if c in cfg.payload and (cfg.columns_to_update or c in cfg.ignore_null) -%}
+  {%- for c in args.plan.output if c in cfg.payload and (cfg.columns_to_update or c in cfg.ignore_null) -%}
     {%- do partial.append(c) -%}
   {%- endfor -%}
   {%- if not partial -%}
 merged as (select * from events),
   {%- else -%}
-  {%- set keys = auto_cdc._cols(cfg.key_columns + args.get('carry', [])) -%}
+  {%- set keys = auto_cdc._cols(cfg.key_columns + carry) -%}
   {%- set order = auto_cdc._seq_order(cfg.seq_columns) -%}
   {%- set segment = auto_cdc._q(p ~ 'segment') -%}
   {%- set columns = [] -%}
-  {%- for c in cfg.key_columns + cfg.seq_columns + args.output + ([cfg.system_seq] if cfg.system_seq else []) + args.get('carry', []) if c not in columns -%}
+  {%- for c in cfg.key_columns + cfg.seq_columns + args.plan.output + ([cfg.system_seq] if cfg.system_seq else []) + carry if c not in columns -%}
     {%- do columns.append(c) -%}
   {%- endfor -%}
 segmented as (

@@ -30,7 +30,7 @@
   {%- set k0 = auto_cdc._q(keys[0]) -%}
   {#- the columns the target and the log both hold before this run's schema changes -#}
   {%- set compared = [] -%}
-  {%- for c in args.output if c not in args.add_columns -%}{%- do compared.append(c) -%}{%- endfor -%}
+  {%- for c in args.plan.output if c not in args.plan.add_columns -%}{%- do compared.append(c) -%}{%- endfor -%}
   {#- SCD2: the key's open version is the row its last applied upsert left -#}
   {%- set open_only = cfg.scd == 2 -%}
   {%- set masked = auto_cdc._q(n.internal_prefix ~ 'masked') -%}
@@ -39,7 +39,7 @@
   {%- set new_seq = auto_cdc.seq_value_sql(b_seq, args) -%}
   {#- SCD2: the tracked columns the log held before this run, and whether an event changes one -#}
   {%- set tracked = [] -%}
-  {%- for c in args.tracked if c not in args.add_columns and c in args.stored -%}{%- do tracked.append(c) -%}{%- endfor -%}
+  {%- for c in args.plan.tracked if c not in args.plan.add_columns and c in args.plan.stored -%}{%- do tracked.append(c) -%}{%- endfor -%}
   {%- set changes = [] -%}
   {%- for c in tracked -%}
     {%- do changes.append(auto_cdc._q(c) ~ ' is distinct from ' ~ auto_cdc._q(n.internal_prefix ~ 'previous_' ~ loop.index0)) -%}
@@ -49,10 +49,10 @@ with all_keys as (
   {{ auto_cdc.affected_keys_sql(args) }}
 ),
 touched as (
-  select distinct {{ auto_cdc._cols(keys) }} from {{ args.new }} where {{ op }} <> '{{ n.truncate }}'
+  select distinct {{ auto_cdc._cols(keys) }} from {{ args.rel.temp.new }} where {{ op }} <> '{{ n.truncate }}'
 ),
 last_truncate as (
-  select {{ auto_cdc._cols(seqs) }} from {{ args.log }}
+  select {{ auto_cdc._cols(seqs) }} from {{ args.rel.log }}
   where {{ op }} = '{{ n.truncate }}'
   order by {{ auto_cdc._seq_order(seqs, desc=true) }}
   limit 1
@@ -65,27 +65,27 @@ last_event as (
       order by case when l.{{ op }} = '{{ n.mask }}' then 1 else 0 end, {{ auto_cdc._seq_order(seqs, 'l', desc=true) }}
     ) as {{ rank }},
     max(case when l.{{ op }} = '{{ n.mask }}' then 1 else 0 end) over (partition by {{ auto_cdc._cols(keys, 'l') }}) as {{ masked }}
-  from {{ args.log }} l
+  from {{ args.rel.log }} l
   join touched k on {{ auto_cdc._eq(keys, 'l', 'k') }}
   where l.{{ op }} in ('{{ n.upsert }}', '{{ n.delete }}', '{{ n.mask }}')
 ),
 late as (
   select distinct {{ auto_cdc._cols(keys, 'b') }}
-  from {{ args.new }} b
+  from {{ args.rel.temp.new }} b
   join last_event e on {{ auto_cdc._eq(keys, 'e', 'b') }} and e.{{ rank }} = 1
   where b.{{ op }} <> '{{ n.truncate }}'
     and (e.{{ masked }} = 1 or not {{ auto_cdc._seq_lt(seqs, 'e', 'b') }})
   union
   select distinct {{ auto_cdc._cols(keys, 'b') }}
-  from {{ args.new }} b
+  from {{ args.rel.temp.new }} b
   cross join last_truncate t
   where b.{{ op }} <> '{{ n.truncate }}' and not {{ auto_cdc._seq_lt(seqs, 't', 'b') }}
   {%- if open_only %}
   {#- and a key with a version (hand-inserted, say) that starts or ends after a new event -#}
   union
   select distinct {{ auto_cdc._cols(keys, 'b') }}
-  from {{ args.new }} b
-  join {{ args.target }} t on {{ auto_cdc._eq(keys, 't', 'b') }}
+  from {{ args.rel.temp.new }} b
+  join {{ args.rel.target }} t on {{ auto_cdc._eq(keys, 't', 'b') }}
   where b.{{ op }} <> '{{ n.truncate }}'
     and (t.{{ auto_cdc._q(n.start_at) }} >= {{ new_seq }} or t.{{ auto_cdc._q(n.end_at) }} > {{ new_seq }})
   {%- endif %}
@@ -109,7 +109,7 @@ held as (
     count(*) as {{ auto_cdc._q(n.internal_prefix ~ 'rows') }},
   {%- endif %}
     count(x.{{ k0 }}) as {{ auto_cdc._q(n.internal_prefix ~ 'as_left') }}
-  from {{ args.target }} t
+  from {{ args.rel.target }} t
   join touched k on {{ auto_cdc._eq(keys, 't', 'k') }}
   left join expected x on {{ auto_cdc._eq(keys, 'x', 't') }} and {{ auto_cdc._same(compared, 't', 'x') }}
     {%- if open_only %} and t.{{ auto_cdc._q(n.end_at) }} is null{% endif %}
@@ -139,7 +139,7 @@ versions as (
 select
   {{ auto_cdc._cols(keys, 'a') }},
   case
-    when exists (select 1 from {{ args.new }} where {{ op }} = '{{ n.truncate }}') then false
+    when exists (select 1 from {{ args.rel.temp.new }} where {{ op }} = '{{ n.truncate }}') then false
     when k.{{ k0 }} is null or lt.{{ k0 }} is not null then false
     when coalesce(h.{{ auto_cdc._q(n.internal_prefix ~ 'rows') }}, 0) <> case when x.{{ k0 }} is null then 0 else 1 end then false
     {%- if open_only %}
@@ -165,13 +165,13 @@ left join versions v on {{ auto_cdc._eq(keys, 'v', 'a') }}
   {%- set n = auto_cdc._names() -%}
   {%- set op = auto_cdc._q(n.op) -%}
   {%- set rank = auto_cdc._q(n.rank) -%}
-select {{ auto_cdc._new_event_columns(args.output, args, none) | join(', ') }}
+select {{ auto_cdc._new_event_columns(args.plan.output, args, none) | join(', ') }}
 from (
   select b.*, row_number() over (
     partition by {{ auto_cdc._cols(cfg.key_columns, 'b') }} order by {{ auto_cdc._seq_order(cfg.seq_columns, 'b', desc=true) }}
   ) as {{ rank }}
-  from {{ args.new }} b
-  join {{ args.affected }} a on {{ auto_cdc._eq(cfg.key_columns, 'a', 'b') }}
+  from {{ args.rel.temp.new }} b
+  join {{ args.rel.temp.affected }} a on {{ auto_cdc._eq(cfg.key_columns, 'a', 'b') }}
   where a.{{ auto_cdc._q(n.fast) }} and b.{{ op }} <> '{{ n.truncate }}'
 ) latest
 where {{ rank }} = 1 and {{ op }} = '{{ n.upsert }}'
@@ -187,7 +187,7 @@ where {{ rank }} = 1 and {{ op }} = '{{ n.upsert }}'
   {%- set fast = auto_cdc._q(n.fast) -%}
   {%- set start = 'h.' ~ auto_cdc._q(n.start_at) -%}
   {%- set columns = [] -%}
-  {%- for c in cfg.key_columns + cfg.seq_columns + args.output if c not in columns -%}{%- do columns.append(c) -%}{%- endfor -%}
+  {%- for c in cfg.key_columns + cfg.seq_columns + args.plan.output if c not in columns -%}{%- do columns.append(c) -%}{%- endfor -%}
   {%- set from_open = [] -%}
   {%- for c in columns -%}
     {%- if c in cfg.seq_columns and c not in cfg.key_columns -%}
@@ -198,22 +198,20 @@ where {{ rank }} = 1 and {{ op }} = '{{ n.upsert }}'
   {%- endfor -%}
   {%- set events_sql -%}
     select {{ from_open | join(', ') }}, '{{ n.upsert }}' as {{ op }}
-    from {{ args.held }} h
+    from {{ args.rel.temp.held }} h
     where h.{{ fast }} and h.{{ auto_cdc._q(n.end_at) }} is null
     union all
     select {{ auto_cdc._new_event_columns(columns, args, 'b') | join(', ') }}, b.{{ op }}
-    from {{ args.new }} b
-    join {{ args.affected }} a on {{ auto_cdc._eq(cfg.key_columns, 'a', 'b') }}
+    from {{ args.rel.temp.new }} b
+    join {{ args.rel.temp.affected }} a on {{ auto_cdc._eq(cfg.key_columns, 'a', 'b') }}
     where a.{{ fast }} and b.{{ op }} <> '{{ n.truncate }}'
   {%- endset -%}
-  {%- set continued = args.copy() -%}
-  {%- do continued.update({'events_sql': events_sql}) -%}
-select {{ auto_cdc._cols(args.target_columns) }}
-from {{ args.held }}
+select {{ auto_cdc._cols(args.plan.target_columns) }}
+from {{ args.rel.temp.held }}
 where {{ fast }} and {{ auto_cdc._q(n.end_at) }} is not null
 union all
 select * from (
-{{ auto_cdc.scd2_rows_sql(continued) }}
+{{ auto_cdc.scd2_rows_sql(args, events_sql) }}
 ) {{ auto_cdc._alias('continued') }}
 {% endmacro %}
 
@@ -223,10 +221,10 @@ select * from (
 {% macro _new_event_columns(columns, args, alias) %}
   {%- set out = [] -%}
   {%- for c in columns -%}
-    {%- if c in args.stored -%}
+    {%- if c in args.plan.stored -%}
       {%- do out.append((alias ~ '.' if alias else '') ~ auto_cdc._q(c)) -%}
     {%- else -%}
-      {%- do out.append('cast(null as ' ~ args.types.target[c] ~ ') as ' ~ auto_cdc._q(c)) -%}
+      {%- do out.append('cast(null as ' ~ args.plan.types.target[c] ~ ') as ' ~ auto_cdc._q(c)) -%}
     {%- endif -%}
   {%- endfor -%}
   {{ return(out) }}

@@ -14,7 +14,7 @@
   {%- set rank = auto_cdc._q(n.rank) -%}
 with last_truncate as (
   select {{ auto_cdc._cols(cfg.seq_columns) }}
-  from {{ args.log }}
+  from {{ args.rel.log }}
   where {{ op }} = '{{ n.truncate }}'
   order by {{ auto_cdc._seq_order(cfg.seq_columns, desc=true) }}
   limit 1
@@ -35,7 +35,7 @@ ranked as (
     ) as {{ rank }}
   from merged
 )
-select {{ auto_cdc._cols(args.output) }}
+select {{ auto_cdc._cols(args.plan.output) }}
 from ranked
 where {{ rank }} = 1 and {{ op }} = '{{ n.upsert }}'
 {% endmacro %}

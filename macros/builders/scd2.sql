@@ -8,56 +8,65 @@
   Because the whole history of a touched key is replayed from the log, a late event lands in its
   place and splits the version it falls into, absorbed runs included.
 -#}
-{#- The events of the affected keys (or of the keys in keys_relation) that count: every logged
-    event but truncates, except those a later run masked when it folded hand edits of the key into
-    the log (macros/builders/edits.sql). Once the run has read them into its history temp table
-    (apply.sql), from there. -#}
+{#- The events of the affected keys (or of the keys in keys_relation) that count: from the run's
+    history temp table once it holds them (path.history_ready, apply.sql), else from the log. -#}
 {% macro _affected_events_sql(args, keys_relation=none) -%}
-  {%- set n = auto_cdc._names() -%}
-  {%- set op = auto_cdc._q(n.op) -%}
-  {%- if args.get('history_ready') -%}
-  select h.* from {{ args.history }} h
+  {%- if args.path.history_ready -%}
+  select h.* from {{ args.rel.temp.history }} h
     {%- if keys_relation %} join {{ keys_relation }} a on {{ auto_cdc._eq(args.cfg.key_columns, 'h', 'a') }}{% endif %}
   {%- else -%}
-  select l.*
-  from {{ args.log }} l
-  join {{ keys_relation or args.get('replay_keys') or args.affected }} a on {{ auto_cdc._eq(args.cfg.key_columns, 'l', 'a') }}
-  where l.{{ op }} in ('{{ n.upsert }}', '{{ n.delete }}')
-  {%- if args.get('has_edits') %}
-    and not exists (
-      select 1 from {{ args.log }} m
-      where m.{{ op }} = '{{ n.mask }}' and {{ auto_cdc._eq(args.cfg.key_columns, 'm', 'l') }}
-        and m.{{ auto_cdc._q(n.run) }} > l.{{ auto_cdc._q(n.run) }}
-    )
-  {%- endif %}
+  {{ auto_cdc._logged_events_sql(args, keys_relation) }}
   {%- endif -%}
 {%- endmacro %}
 
 
-{% macro scd2_rows_sql(args) %}
-  {{ return(adapter.dispatch('scd2_rows_sql', 'auto_cdc')(args)) }}
+{#- The logged events of the affected keys (or of the keys in keys_relation) that count: every
+    logged event but truncates, except those a later run masked when it folded hand edits of the key
+    into the log (macros/builders/edits.sql). The run's history temp table is filled from this. -#}
+{% macro _logged_events_sql(args, keys_relation=none) -%}
+  {%- set n = auto_cdc._names() -%}
+  {%- set op = auto_cdc._q(n.op) -%}
+  select l.*
+  from {{ args.rel.log }} l
+  join {{ keys_relation or args.path.replay_keys or args.rel.temp.affected }} a on {{ auto_cdc._eq(args.cfg.key_columns, 'l', 'a') }}
+  where l.{{ op }} in ('{{ n.upsert }}', '{{ n.delete }}')
+  {%- if args.path.has_edits %}
+    and not exists (
+      select 1 from {{ args.rel.log }} m
+      where m.{{ op }} = '{{ n.mask }}' and {{ auto_cdc._eq(args.cfg.key_columns, 'm', 'l') }}
+        and m.{{ auto_cdc._q(n.run) }} > l.{{ auto_cdc._q(n.run) }}
+    )
+  {%- endif %}
+{%- endmacro %}
+
+
+{#- `events_sql`: the events to walk (by default the affected keys', _affected_events_sql); `carry`: columns
+    the events carry into the rows, each key's events walked once per value of them (bitemporal: the
+    system time). -#}
+{% macro scd2_rows_sql(args, events_sql=none, carry=[]) %}
+  {{ return(adapter.dispatch('scd2_rows_sql', 'auto_cdc')(args, events_sql, carry)) }}
 {% endmacro %}
 
-{% macro default__scd2_rows_sql(args) %}
+{% macro default__scd2_rows_sql(args, events_sql, carry) %}
   {%- set cfg = args.cfg -%}
   {%- set n = auto_cdc._names() -%}
   {%- set p = n.internal_prefix -%}
   {%- set op = auto_cdc._q(n.op) -%}
   {#- bitemporal replays each key once per system time: the partition then includes that time -#}
-  {%- set partition = cfg.key_columns + args.get('carry', []) -%}
+  {%- set partition = cfg.key_columns + carry -%}
   {%- set keys = auto_cdc._cols(partition) -%}
   {%- set order = auto_cdc._seq_order(cfg.seq_columns) -%}
   {%- set compared = [] -%}
-  {%- for c in args.tracked if c not in cfg.key_columns -%}{%- do compared.append(c) -%}{%- endfor -%}
+  {%- for c in args.plan.tracked if c not in cfg.key_columns -%}{%- do compared.append(c) -%}{%- endfor -%}
   {%- set starts = [] -%}{%- set ends = [] -%}
   {%- for c in cfg.seq_columns -%}
     {%- do starts.append(auto_cdc._q(p ~ 'start_' ~ loop.index0)) -%}
     {%- do ends.append(auto_cdc._q(p ~ 'next_' ~ loop.index0)) -%}
   {%- endfor -%}
 with events as (
-  {{ args.get('events_sql') or auto_cdc._affected_events_sql(args) }}
+  {{ events_sql or auto_cdc._affected_events_sql(args) }}
 ),
-{{ auto_cdc.merged_events_ctes(args) }}
+{{ auto_cdc.merged_events_ctes(args, carry) }}
 neighbours as (
   select
     merged.*,
@@ -106,8 +115,8 @@ upserts as (
   where {{ op }} = '{{ n.upsert }}'
 )
 select
-  {{ auto_cdc._cols(args.output) }},
-  {%- for c in args.get('carry', []) %}
+  {{ auto_cdc._cols(args.plan.output) }},
+  {%- for c in carry %}
   {{ auto_cdc._q(c) }},
   {%- endfor %}
   {{ auto_cdc.seq_value_sql(starts, args) }} as {{ auto_cdc._q(n.start_at) }},

@@ -32,7 +32,7 @@ from (
 
 
 {#- The snapshot rows still to apply, and the current state they are compared with, in the target's
-    columns (args.output): a column new in the source is NULL in the current state, one the source no
+    columns (args.plan.output): a column new in the source is NULL in the current state, one the source no
     longer returns is NULL in the snapshots. -#}
 {% macro _snapshot_rows_sql(args, incremental) -%}
 {{ auto_cdc._snapshot_new_rows_sql(args, incremental) }}
@@ -45,13 +45,13 @@ union all
 {% macro _snapshot_new_rows_sql(args, incremental) -%}
   {%- set n = auto_cdc._names() -%}
   {%- set version = auto_cdc._q(n.version) -%}
-  {%- set last = '(select max(cursor_value) from ' ~ args.runs ~ ')' -%}
+  {%- set last = '(select max(cursor_value) from ' ~ args.rel.runs ~ ')' -%}
 select
-  {%- for c in args.output %}
+  {%- for c in args.plan.output %}
   {{ auto_cdc._q(c) if c in args.cfg.output else 'null' }} as {{ auto_cdc._q(c) }},
   {%- endfor %}
   {{ version }}, 0 as {{ auto_cdc._q(n.current) }}
-from {{ args.snapshot }}
+from {{ args.rel.temp.snapshot }}
 {%- if incremental %}
 where {{ last }} is null or {{ version }} > {{ last }}
 {%- endif %}
@@ -61,11 +61,11 @@ where {{ last }} is null or {{ version }} > {{ last }}
 {% macro _snapshot_current_rows_sql(args) -%}
   {%- set n = auto_cdc._names() -%}
 select
-  {%- for c in args.output %}
-  {{ 'null' if c in args.add_columns else auto_cdc._q(c) }} as {{ auto_cdc._q(c) }},
+  {%- for c in args.plan.output %}
+  {{ 'null' if c in args.plan.add_columns else auto_cdc._q(c) }} as {{ auto_cdc._q(c) }},
   {%- endfor %}
-  (select max(cursor_value) from {{ args.runs }}) as {{ auto_cdc._q(n.version) }}, 1 as {{ auto_cdc._q(n.current) }}
-from {{ args.target }}
+  (select max(cursor_value) from {{ args.rel.runs }}) as {{ auto_cdc._q(n.version) }}, 1 as {{ auto_cdc._q(n.current) }}
+from {{ args.rel.target }}
 {%- if args.cfg.scd != 1 %}
 where {{ auto_cdc._q(n.end_at) }} is null
 {%- endif %}
@@ -82,7 +82,7 @@ versions as (
   select v as {{ v }}, lag(v) over (order by v) as {{ prev_v }}, lead(v) over (order by v) as {{ next_v }}
   from (
     select distinct {{ version }} as v from snapshot_rows
-    {%- if not args.cfg.snapshot_version and not args.get('once_skipped') %}
+    {%- if not args.cfg.snapshot_version and not args.plan.once_skipped %}
     union
     select cast('{{ run_started_at.strftime("%Y-%m-%d %H:%M:%S.%f") }}' as {{ dbt.type_timestamp() }})
     {%- endif %}
@@ -99,7 +99,7 @@ versions as (
 {% macro default__snapshot_diff_sql(args, incremental) %}
   {%- set cfg = args.cfg -%}
   {%- set payload = [] -%}
-  {%- for c in args.output if c not in cfg.key_columns -%}{%- do payload.append(c) -%}{%- endfor -%}
+  {%- for c in args.plan.output if c not in cfg.key_columns -%}{%- do payload.append(c) -%}{%- endfor -%}
   {%- set n = auto_cdc._names() -%}
   {%- set p = n.internal_prefix -%}
   {%- set version = auto_cdc._q(n.version) -%}
@@ -153,13 +153,13 @@ where {{ next_v }} is not null and ({{ key_next_v }} is null or {{ key_next_v }}
   {%- set cfg = args.cfg -%}
   {%- set n = auto_cdc._names() -%}
   {%- set payload = [] -%}
-  {%- for c in args.output if c not in cfg.key_columns -%}{%- do payload.append(c) -%}{%- endfor -%}
+  {%- for c in args.plan.output if c not in cfg.key_columns -%}{%- do payload.append(c) -%}{%- endfor -%}
   {%- set version = auto_cdc._q(n.version) -%}
   {%- set current = auto_cdc._q(n.current) -%}
   {%- set s, c = auto_cdc._alias('s'), auto_cdc._alias('c') -%}
   {#- the one new version: the snapshot's greatest (any other version it holds was applied before) -#}
   {%- if cfg.snapshot_version -%}
-    {%- set new_version = '(select max(' ~ version ~ ') from ' ~ args.snapshot ~ ')' -%}
+    {%- set new_version = '(select max(' ~ version ~ ') from ' ~ args.rel.temp.snapshot ~ ')' -%}
   {%- else -%}
     {%- set new_version = "cast('" ~ run_started_at.strftime("%Y-%m-%d %H:%M:%S.%f") ~ "' as " ~ dbt.type_timestamp() ~ ")" -%}
   {%- endif -%}
@@ -228,8 +228,8 @@ where {{ c }}.{{ current }} is null or {{ deleted }}
     Returns how many versions are left to apply. -#}
 {% macro _warn_skipped_versions(args) %}
   {%- set version = auto_cdc._q(auto_cdc._names().version) -%}
-  {%- set found = auto_cdc._query('select v, case when v <= (select max(cursor_value) from ' ~ args.runs
-        ~ ') then 1 else 0 end from (select distinct ' ~ version ~ ' as v from ' ~ args.snapshot ~ ') d order by 1') -%}
+  {%- set found = auto_cdc._query('select v, case when v <= (select max(cursor_value) from ' ~ args.rel.runs
+        ~ ') then 1 else 0 end from (select distinct ' ~ version ~ ' as v from ' ~ args.rel.temp.snapshot ~ ') d order by 1') -%}
   {%- set versions = [] -%}
   {%- for row in found.rows if row[1] | int == 1 -%}{%- do versions.append(row[0] | string) -%}{%- endfor -%}
   {%- if versions -%}
@@ -254,7 +254,7 @@ where {{ c }}.{{ current }} is null or {{ deleted }}
     {{ auto_cdc._snapshot_versions_sql(args) }},
     deletes as (
       select {{ version }} as v, count(*) as n_deletes
-      from {{ args.batch }} where {{ auto_cdc._q(n.op) }} = '{{ n.delete }}' group by {{ version }}
+      from {{ args.rel.temp.batch }} where {{ auto_cdc._q(n.op) }} = '{{ n.delete }}' group by {{ version }}
     ),
     sizes as (select {{ version }} as v, count(*) as n_keys from snapshot_rows group by {{ version }})
     select d.v, d.n_deletes, s.n_keys

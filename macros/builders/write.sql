@@ -8,24 +8,24 @@
   {%- set s, m, c = auto_cdc._alias('s'), auto_cdc._alias('m'), auto_cdc._alias('c') -%}
   {%- set upsert = auto_cdc._q(auto_cdc._names().internal_prefix ~ 'upsert') -%}
   {%- set updated = [] -%}
-  {%- for col in args.target_columns if col not in pk -%}
+  {%- for col in args.plan.target_columns if col not in pk -%}
     {%- do updated.append(auto_cdc._q(col) ~ ' = ' ~ c ~ '.' ~ auto_cdc._q(col)) -%}
   {%- endfor -%}
   {%- set values = [] -%}
-  {%- for col in args.target_columns -%}{%- do values.append(c ~ '.' ~ auto_cdc._q(col)) -%}{%- endfor -%}
-merge into {{ args.target }} as t
+  {%- for col in args.plan.target_columns -%}{%- do values.append(c ~ '.' ~ auto_cdc._q(col)) -%}{%- endfor -%}
+merge into {{ args.rel.target }} as t
 using (
-  select {{ auto_cdc._cols(args.target_columns, m) }}, 1 as {{ upsert }}
-  from {{ args.missing }} {{ m }}
+  select {{ auto_cdc._cols(args.plan.target_columns, m) }}, 1 as {{ upsert }}
+  from {{ args.rel.temp.missing }} {{ m }}
   union all
-  select {{ auto_cdc._cols(args.target_columns, s) }}, 0 as {{ upsert }}
-  from {{ args.stale }} {{ s }}
-  where not exists (select 1 from {{ args.missing }} {{ m }} where {{ auto_cdc._eq(pk, m, s) }})
+  select {{ auto_cdc._cols(args.plan.target_columns, s) }}, 0 as {{ upsert }}
+  from {{ args.rel.temp.stale }} {{ s }}
+  where not exists (select 1 from {{ args.rel.temp.missing }} {{ m }} where {{ auto_cdc._eq(pk, m, s) }})
 ) as {{ c }}
 on {{ auto_cdc._eq(pk, 't', c) }}
 {%- if updated %}
 when matched and {{ c }}.{{ upsert }} = 1 then update set {{ updated | join(', ') }}
 {%- endif %}
 when matched and {{ c }}.{{ upsert }} = 0 then delete
-when not matched and {{ c }}.{{ upsert }} = 1 then insert ({{ auto_cdc._cols(args.target_columns) }}) values ({{ values | join(', ') }})
+when not matched and {{ c }}.{{ upsert }} = 1 then insert ({{ auto_cdc._cols(args.plan.target_columns) }}) values ({{ values | join(', ') }})
 {% endmacro %}

@@ -17,7 +17,7 @@
   {#- SCD2 continues the open version from its row, with the sequence of its __START_AT: a sequence
       column shown in the row holds that value only when it is tracked (a tracked column's value is
       the same in every event of a version); an untracked one shows the version's last event's -#}
-  {%- for c in cfg.seq_columns if cfg.scd == 2 and c in args.output and c not in args.tracked -%}{{ return(false) }}{%- endfor -%}
+  {%- for c in cfg.seq_columns if cfg.scd == 2 and c in args.plan.output and c not in args.plan.tracked -%}{{ return(false) }}{%- endfor -%}
   {{ return(true) }}
 {% endmacro %}
 
@@ -42,7 +42,7 @@
     id this run has (its run log row was never written), and this run must recompute their keys
     (spark__affected_keys_sql). -#}
 {% macro spark__skips_empty_runs(args, run_id) %}
-  {{ return((auto_cdc._scalar('select count(*) from ' ~ args.log ~ ' where ' ~ auto_cdc._q(auto_cdc._names().run) ~ ' = ' ~ run_id) | int) == 0) }}
+  {{ return((auto_cdc._scalar('select count(*) from ' ~ args.rel.log ~ ' where ' ~ auto_cdc._q(auto_cdc._names().run) ~ ' = ' ~ run_id) | int) == 0) }}
 {% endmacro %}
 
 
@@ -80,19 +80,19 @@
     then compare every event with every logged one. -#}
 with logged as (
   select distinct {{ auto_cdc._cols(cfg.key_columns + cfg.seq_columns, 'b') }}, b.{{ op }}
-  from {{ args.batch }} b
-  join {{ args.log }} l
+  from {{ args.rel.temp.batch }} b
+  join {{ args.rel.log }} l
     on {{ auto_cdc._eq(cfg.key_columns + cfg.seq_columns, 'l', 'b') }}
   where b.{{ op }} <> '{{ n.truncate }}'
     and l.{{ op }} in ('{{ n.upsert }}', '{{ n.delete }}') and l.{{ auto_cdc._q(n.edit) }} is not true
   union all
   select distinct {{ auto_cdc._cols(cfg.key_columns + cfg.seq_columns, 'b') }}, b.{{ op }}
-  from {{ args.batch }} b
-  join {{ args.log }} l on {{ auto_cdc._eq(cfg.seq_columns, 'l', 'b') }}
+  from {{ args.rel.temp.batch }} b
+  join {{ args.rel.log }} l on {{ auto_cdc._eq(cfg.seq_columns, 'l', 'b') }}
   where b.{{ op }} = '{{ n.truncate }}' and l.{{ op }} = '{{ n.truncate }}'
 )
-select distinct {{ auto_cdc._cols(args.stored, 'b') }}, b.{{ op }}
-from {{ args.batch }} b
+select distinct {{ auto_cdc._cols(args.plan.stored, 'b') }}, b.{{ op }}
+from {{ args.rel.temp.batch }} b
 where not exists (
   select 1 from logged g
   where {{ auto_cdc._eq(cfg.key_columns + cfg.seq_columns, 'g', 'b') }}
@@ -114,27 +114,27 @@ and not exists (
   {%- if cfg.scd == 'bitemporal' -%}
     {%- set st = auto_cdc._q(cfg.system_seq) -%}
     {%- set rest = [] -%}
-    {%- for c in args.stored if c != cfg.system_seq -%}{%- do rest.append(c) -%}{%- endfor -%}
-select {{ auto_cdc._cols(args.stored, b) }}, {{ b }}.{{ op }}
+    {%- for c in args.plan.stored if c != cfg.system_seq -%}{%- do rest.append(c) -%}{%- endfor -%}
+select {{ auto_cdc._cols(args.plan.stored, b) }}, {{ b }}.{{ op }}
 from (
   select {{ auto_cdc._cols(rest) }}, {{ op }}, min({{ st }}) as {{ st }}
-  from {{ args.batch }}
+  from {{ args.rel.temp.batch }}
   group by {{ auto_cdc._cols(rest) }}, {{ op }}
 ) {{ b }}
 where not exists (
-  select 1 from {{ args.log }} {{ l }}
+  select 1 from {{ args.rel.log }} {{ l }}
   where {{ auto_cdc._eq(cfg.key_columns + cfg.seq_columns, l, b) }} and {{ l }}.{{ st }} <= {{ b }}.{{ st }}
 )
   {%- else -%}
-select distinct {{ auto_cdc._cols(args.stored, b) }}, {{ b }}.{{ op }}
-from {{ args.batch }} {{ b }}
+select distinct {{ auto_cdc._cols(args.plan.stored, b) }}, {{ b }}.{{ op }}
+from {{ args.rel.temp.batch }} {{ b }}
 where not exists (
-    select 1 from {{ args.log }} {{ l }}
+    select 1 from {{ args.rel.log }} {{ l }}
     where {{ l }}.{{ op }} <> '{{ n.truncate }}'
       and {{ auto_cdc._eq(cfg.key_columns + cfg.seq_columns, l, b) }}
   )
   and not exists (
-    select 1 from {{ args.log }} {{ l }}
+    select 1 from {{ args.rel.log }} {{ l }}
     where {{ b }}.{{ op }} = '{{ n.truncate }}' and {{ l }}.{{ op }} = '{{ n.truncate }}'
       and {{ auto_cdc._eq(cfg.seq_columns, l, b) }}
   )
@@ -151,19 +151,19 @@ where not exists (
   {%- set n = auto_cdc._names() -%}
   {%- set op = auto_cdc._q(n.op) -%}
 select distinct {{ auto_cdc._cols(cfg.key_columns) }}
-from {{ args.new }}
+from {{ args.rel.temp.new }}
 where {{ op }} <> '{{ n.truncate }}'
 union
 select distinct {{ auto_cdc._cols(cfg.key_columns) }}
-from {{ args.log }}
+from {{ args.rel.log }}
 where {{ op }} in ('{{ n.upsert }}', '{{ n.delete }}')
-  and exists (select 1 from {{ args.new }} where {{ op }} = '{{ n.truncate }}')
-{%- if args.incremental %}
+  and exists (select 1 from {{ args.rel.temp.new }} where {{ op }} = '{{ n.truncate }}')
+{%- if args.path.incremental %}
 {#- with the keys only the target has (inserted by hand) -#}
 union
 select distinct {{ auto_cdc._cols(cfg.key_columns) }}
-from {{ args.target }}
-where exists (select 1 from {{ args.new }} where {{ op }} = '{{ n.truncate }}')
+from {{ args.rel.target }}
+where exists (select 1 from {{ args.rel.temp.new }} where {{ op }} = '{{ n.truncate }}')
 {%- endif %}
 {% endmacro %}
 
@@ -175,14 +175,14 @@ where exists (select 1 from {{ args.new }} where {{ op }} = '{{ n.truncate }}')
   {%- set cfg = args.cfg -%}
   {%- set n = auto_cdc._names() -%}
   {%- set op = auto_cdc._q(n.op) -%}
-  {%- set this_run = '(select coalesce(max(run_id), 0) + 1 from ' ~ args.runs ~ ')' -%}
+  {%- set this_run = '(select coalesce(max(run_id), 0) + 1 from ' ~ args.rel.runs ~ ')' -%}
 {{ auto_cdc.default__affected_keys_sql(args) }}
 union
 select distinct {{ auto_cdc._cols(cfg.key_columns) }}
-from {{ args.log }}
+from {{ args.rel.log }}
 where {{ op }} <> '{{ n.truncate }}'
   and ({{ auto_cdc._q(n.run) }} = {{ this_run }}
-       or exists (select 1 from {{ args.log }} where {{ op }} = '{{ n.truncate }}' and {{ auto_cdc._q(n.run) }} = {{ this_run }}))
+       or exists (select 1 from {{ args.rel.log }} where {{ op }} = '{{ n.truncate }}' and {{ auto_cdc._q(n.run) }} = {{ this_run }}))
 {% endmacro %}
 
 
@@ -192,10 +192,10 @@ where {{ op }} <> '{{ n.truncate }}'
 {% endmacro %}
 
 {% macro default__held_rows_sql(args) %}
-select {{ auto_cdc._cols(args.target_columns, 't') }}
-  {%- if args.get('fast_path') %}, a.{{ auto_cdc._q(auto_cdc._names().fast) }}{% endif %}
-from {{ args.target }} t
-join {{ args.affected }} a on {{ auto_cdc._eq(args.cfg.key_columns, 't', 'a') }}
+select {{ auto_cdc._cols(args.plan.target_columns, 't') }}
+  {%- if args.path.fast_path %}, a.{{ auto_cdc._q(auto_cdc._names().fast) }}{% endif %}
+from {{ args.rel.target }} t
+join {{ args.rel.temp.affected }} a on {{ auto_cdc._eq(args.cfg.key_columns, 't', 'a') }}
 {% endmacro %}
 
 {#- The affected keys' target rows, read from their buckets only (a literal list prunes the rest); Delta
@@ -204,7 +204,7 @@ join {{ args.affected }} a on {{ auto_cdc._eq(args.cfg.key_columns, 't', 'a') }}
   {%- if auto_cdc._spark_has_merge() -%}{{ return(auto_cdc.default__held_rows_sql(args)) }}{%- endif -%}
   {%- set n = auto_cdc._names() -%}
   {% do auto_cdc._spark_settings() %}
-  {%- set buckets = auto_cdc._spark_bucket_list('select distinct ' ~ auto_cdc._spark_bucket_expr(args) ~ ' from ' ~ args.affected) -%}
+  {%- set buckets = auto_cdc._spark_bucket_list('select distinct ' ~ auto_cdc._spark_bucket_expr(args) ~ ' from ' ~ args.rel.temp.affected) -%}
 {{ auto_cdc.default__held_rows_sql(args) }}
 where t.{{ auto_cdc._q(n.bucket) }} in ({{ (buckets or [-1]) | join(', ') }})
 {% endmacro %}
@@ -217,18 +217,18 @@ where t.{{ auto_cdc._q(n.bucket) }} in ({{ (buckets or [-1]) | join(', ') }})
 
 {% macro default__append_to_log_sql(args, run_id) %}
   {%- set n = auto_cdc._names() -%}
-insert into {{ args.log }} ({{ auto_cdc._cols(args.stored) }}, {{ auto_cdc._q(n.op) }}, {{ auto_cdc._q(n.run) }})
-select {{ auto_cdc._cols(args.stored) }}, {{ auto_cdc._q(n.op) }}, {{ run_id }}
-from {{ args.new }}
+insert into {{ args.rel.log }} ({{ auto_cdc._cols(args.plan.stored) }}, {{ auto_cdc._q(n.op) }}, {{ auto_cdc._q(n.run) }})
+select {{ auto_cdc._cols(args.plan.stored) }}, {{ auto_cdc._q(n.op) }}, {{ run_id }}
+from {{ args.rel.temp.new }}
 {% endmacro %}
 
 {#- Parquet: each event with its bucket; Delta tables are not bucketed. -#}
 {% macro spark__append_to_log_sql(args, run_id) %}
   {%- if auto_cdc._spark_has_merge() -%}{{ return(auto_cdc.default__append_to_log_sql(args, run_id)) }}{%- endif -%}
   {%- set n = auto_cdc._names() -%}
-insert into {{ args.log }} ({{ auto_cdc._cols(args.stored) }}, {{ auto_cdc._q(n.op) }}, {{ auto_cdc._q(n.run) }}, {{ auto_cdc._q(n.bucket) }})
-select {{ auto_cdc._cols(args.stored) }}, {{ auto_cdc._q(n.op) }}, {{ run_id }}, {{ auto_cdc._spark_bucket_expr(args) }}
-from {{ args.new }}
+insert into {{ args.rel.log }} ({{ auto_cdc._cols(args.plan.stored) }}, {{ auto_cdc._q(n.op) }}, {{ auto_cdc._q(n.run) }}, {{ auto_cdc._q(n.bucket) }})
+select {{ auto_cdc._cols(args.plan.stored) }}, {{ auto_cdc._q(n.op) }}, {{ run_id }}, {{ auto_cdc._spark_bucket_expr(args) }}
+from {{ args.rel.temp.new }}
 {% endmacro %}
 
 
@@ -258,22 +258,22 @@ from {{ args.new }}
   {%- endif -%}
   {%- set n = auto_cdc._names() -%}
   {% do auto_cdc._spark_settings() %}
-  {%- set buckets = auto_cdc._spark_bucket_list('select distinct ' ~ auto_cdc._spark_bucket_expr(args) ~ ' from ' ~ args.new) -%}
+  {%- set buckets = auto_cdc._spark_bucket_list('select distinct ' ~ auto_cdc._spark_bucket_expr(args) ~ ' from ' ~ args.rel.temp.new) -%}
   {%- if not buckets -%}{{ return(none) }}{%- endif -%}
-  {%- set columns = args.stored + [n.op, n.run] -%}
+  {%- set columns = args.plan.stored + [n.op, n.run] -%}
   {%- set l, b = auto_cdc._alias('l'), auto_cdc._alias('b') -%}
   {%- set sql -%}
 select {{ auto_cdc._cols(columns, l) }}, {{ l }}.{{ auto_cdc._q(n.bucket) }}
-from {{ args.log }} {{ l }}
+from {{ args.rel.log }} {{ l }}
 where {{ l }}.{{ auto_cdc._q(n.bucket) }} in ({{ buckets | join(', ') }})
   and not exists (
-    select 1 from {{ args.new }} {{ b }} where {{ auto_cdc._eq(args.cfg.key_columns + args.cfg.seq_columns, l, b) }}
+    select 1 from {{ args.rel.temp.new }} {{ b }} where {{ auto_cdc._eq(args.cfg.key_columns + args.cfg.seq_columns, l, b) }}
   )
 union all
-select {{ auto_cdc._cols(args.stored) }}, {{ auto_cdc._q(n.op) }}, {{ run_id }}, {{ auto_cdc._spark_bucket_expr(args) }}
-from {{ args.new }}
+select {{ auto_cdc._cols(args.plan.stored) }}, {{ auto_cdc._q(n.op) }}, {{ run_id }}, {{ auto_cdc._spark_bucket_expr(args) }}
+from {{ args.rel.temp.new }}
   {%- endset -%}
-  {% do auto_cdc._spark_overwrite_buckets(args.log, columns + [n.bucket], sql, []) %}
+  {% do auto_cdc._spark_overwrite_buckets(args.rel.log, columns + [n.bucket], sql, []) %}
 {% endmacro %}
 
 
@@ -311,43 +311,43 @@ merge into {{ relation }} as l using {{ source }} as b on {{ on }} when matched 
     change data feed). -#}
 {% macro spark__write_changes(args) %}
   {%- set n = auto_cdc._names() -%}
-  {%- set cols = args.target_columns -%}
+  {%- set cols = args.plan.target_columns -%}
   {%- set keys = args.cfg.key_columns -%}
   {%- if auto_cdc._spark_has_merge() -%}
     {#- a MERGE with nothing to write still costs a job and a commit (a version of the change feed) -#}
-    {%- set counts = auto_cdc._query('select (select count(*) from ' ~ args.stale ~ '), (select count(*) from ' ~ args.missing ~ ')').rows[0] -%}
+    {%- set counts = auto_cdc._query('select (select count(*) from ' ~ args.rel.temp.stale ~ '), (select count(*) from ' ~ args.rel.temp.missing ~ ')').rows[0] -%}
     {%- if (counts[0] | int) + (counts[1] | int) == 0 -%}{{ return(none) }}{%- endif -%}
     {%- if config.get('change_data_feed', false) and auto_cdc._spark_format() == 'delta' -%}
-      {%- set found = auto_cdc._query('show tblproperties ' ~ args.target ~ " ('delta.enableChangeDataFeed')").rows -%}
+      {%- set found = auto_cdc._query('show tblproperties ' ~ args.rel.target ~ " ('delta.enableChangeDataFeed')").rows -%}
       {%- if not found or (found[0][1] | string | lower) != 'true' -%}
-        {% do auto_cdc._run_sql('alter table ' ~ args.target ~ " set tblproperties ('delta.enableChangeDataFeed' = 'true')") %}
+        {% do auto_cdc._run_sql('alter table ' ~ args.rel.target ~ " set tblproperties ('delta.enableChangeDataFeed' = 'true')") %}
       {%- endif -%}
     {%- endif -%}
     {{ return(auto_cdc.default__write_changes(args)) }}
   {%- endif -%}
   {% do auto_cdc._spark_settings() %}
-  {%- set buckets = auto_cdc._spark_bucket_list('select ' ~ auto_cdc._spark_bucket_expr(args) ~ ' from ' ~ args.stale
-        ~ ' union select ' ~ auto_cdc._spark_bucket_expr(args) ~ ' from ' ~ args.missing) -%}
+  {%- set buckets = auto_cdc._spark_bucket_list('select ' ~ auto_cdc._spark_bucket_expr(args) ~ ' from ' ~ args.rel.temp.stale
+        ~ ' union select ' ~ auto_cdc._spark_bucket_expr(args) ~ ' from ' ~ args.rel.temp.missing) -%}
   {%- if not buckets -%}{{ return(none) }}{%- endif -%}
-  {%- set rewrite = auto_cdc._temp_relation(args.target, n.rewrite_suffix) -%}
+  {%- set rewrite = auto_cdc._temp_relation(args.rel.target, n.rewrite_suffix) -%}
   {%- set t, s = auto_cdc._alias('t'), auto_cdc._alias('s') -%}
   {%- set sql -%}
 select {{ auto_cdc._cols(cols, t) }}, {{ t }}.{{ auto_cdc._q(n.bucket) }}
-from {{ args.target }} {{ t }}
+from {{ args.rel.target }} {{ t }}
 where {{ t }}.{{ auto_cdc._q(n.bucket) }} in ({{ buckets | join(', ') }})
   and not exists (
-    select 1 from {{ args.stale }} {{ s }} where {{ auto_cdc._eq(keys, t, s) }} and {{ auto_cdc._same(cols, t, s) }}
+    select 1 from {{ args.rel.temp.stale }} {{ s }} where {{ auto_cdc._eq(keys, t, s) }} and {{ auto_cdc._same(cols, t, s) }}
   )
 union all
 select {{ auto_cdc._cols(cols) }}, {{ auto_cdc._spark_bucket_expr(args) }}
-from {{ args.missing }}
+from {{ args.rel.temp.missing }}
   {%- endset -%}
   {% do auto_cdc._run_sql(auto_cdc.drop_temp_table_sql(rewrite)) %}
   {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(rewrite, sql)) %}
   {%- set kept = auto_cdc._spark_bucket_list('select distinct ' ~ auto_cdc._q(n.bucket) ~ ' from ' ~ rewrite) -%}
   {%- set emptied = [] -%}
   {%- for b in buckets if b not in kept -%}{%- do emptied.append(b) -%}{%- endfor -%}
-  {% do auto_cdc._spark_overwrite_buckets(args.target, cols + [n.bucket],
+  {% do auto_cdc._spark_overwrite_buckets(args.rel.target, cols + [n.bucket],
         'select ' ~ auto_cdc._cols(cols + [n.bucket]) ~ ' from ' ~ rewrite, emptied) %}
   {% do auto_cdc._run_sql(auto_cdc.drop_temp_table_sql(rewrite)) %}
 {% endmacro %}
@@ -369,7 +369,7 @@ from {{ args.missing }}
     change_data_feed was set gets the property first (spark__write_changes). -#}
 {% macro spark__record_changes(args) %}
   {%- if not auto_cdc._spark_has_merge() -%}{{ return(auto_cdc._record_changes(args)) }}{%- endif -%}
-  {{ return(auto_cdc._query('describe history ' ~ args.target ~ ' limit 1').columns['version'].values()[0] | int) }}
+  {{ return(auto_cdc._query('describe history ' ~ args.rel.target ~ ' limit 1').columns['version'].values()[0] | int) }}
 {% endmacro %}
 
 

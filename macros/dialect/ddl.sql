@@ -124,8 +124,8 @@ create table {{ relation }} using {{ auto_cdc._spark_format() }} as
 {% endmacro %}
 
 {% macro default__create_target_sql(args) %}
-create table {{ args.target }} as
-select * from {{ args.desired }} where 1 = 0
+create table {{ args.rel.target }} as
+select * from {{ args.rel.temp.desired }} where 1 = 0
 {% endmacro %}
 
 {#- The target: on parquet the model's columns, then the bucket column it is partitioned by; on Delta
@@ -133,20 +133,20 @@ select * from {{ args.desired }} where 1 = 0
 {% macro spark__create_target_sql(args) %}
   {%- set n = auto_cdc._names() -%}
   {%- if auto_cdc._spark_has_merge() -%}
-create table {{ args.target }}
+create table {{ args.rel.target }}
 using {{ auto_cdc._spark_format() }}
 {{ auto_cdc._spark_table_properties(config.get('change_data_feed', false)) }}
 as
-select {{ auto_cdc._cols(args.target_columns) }}
-from {{ args.desired }}
+select {{ auto_cdc._cols(args.plan.target_columns) }}
+from {{ args.rel.temp.desired }}
 where 1 = 0
   {%- else %}
-create table {{ args.target }}
+create table {{ args.rel.target }}
 using {{ auto_cdc._spark_format() }}
 partitioned by ({{ auto_cdc._q(n.bucket) }})
 as
-select {{ auto_cdc._cols(args.target_columns) }}, cast(0 as int) as {{ auto_cdc._q(n.bucket) }}
-from {{ args.desired }}
+select {{ auto_cdc._cols(args.plan.target_columns) }}, cast(0 as int) as {{ auto_cdc._q(n.bucket) }}
+from {{ args.rel.temp.desired }}
 where 1 = 0
   {%- endif %}
 {% endmacro %}
@@ -158,35 +158,59 @@ where 1 = 0
 
 {% macro default__create_log_sql(args) %}
   {%- set n = auto_cdc._names() -%}
-create table {{ args.log }} as
+create table {{ args.rel.log }} as
 select {{ auto_cdc._cols(args.cfg.stored) }}, {{ auto_cdc._q(n.op) }}, cast(0 as {{ dbt.type_bigint() }}) as {{ auto_cdc._q(n.run) }},
   cast(null as {{ dbt.type_boolean() }}) as {{ auto_cdc._q(n.edit) }}
-from {{ args.batch }}
+from {{ args.rel.temp.batch }}
 where 1 = 0
 {% endmacro %}
 
 {% macro spark__create_log_sql(args) %}
   {%- set n = auto_cdc._names() -%}
   {%- if auto_cdc._spark_has_merge() -%}
-create table {{ args.log }}
+create table {{ args.rel.log }}
 using {{ auto_cdc._spark_format() }}
 {{ auto_cdc._spark_table_properties(false) }}
 as
 select {{ auto_cdc._cols(args.cfg.stored) }}, {{ auto_cdc._q(n.op) }}, cast(0 as bigint) as {{ auto_cdc._q(n.run) }},
        cast(null as boolean) as {{ auto_cdc._q(n.edit) }}
-from {{ args.batch }}
+from {{ args.rel.temp.batch }}
 where 1 = 0
   {%- else %}
-create table {{ args.log }}
+create table {{ args.rel.log }}
 using {{ auto_cdc._spark_format() }}
 partitioned by ({{ auto_cdc._q(n.bucket) }})
-tblproperties ('auto_cdc.buckets' = '{{ auto_cdc._spark_buckets(args) }}')
+tblproperties ('auto_cdc.buckets' = '{{ args.plan.spark_buckets }}')
 as
 select {{ auto_cdc._cols(args.cfg.stored) }}, {{ auto_cdc._q(n.op) }}, cast(0 as bigint) as {{ auto_cdc._q(n.run) }},
        cast(null as boolean) as {{ auto_cdc._q(n.edit) }}, cast(0 as int) as {{ auto_cdc._q(n.bucket) }}
-from {{ args.batch }}
+from {{ args.rel.temp.batch }}
 where 1 = 0
   {%- endif %}
+{% endmacro %}
+
+
+{#- How many buckets the target and its log are partitioned into, where an engine partitions them by
+    a bucket of their keys (the run's plan: spark_buckets, skeleton.sql); none elsewhere. -#}
+{% macro bucket_count(rel, incremental) %}
+  {{ return(adapter.dispatch('bucket_count', 'auto_cdc')(rel, incremental)) }}
+{% endmacro %}
+
+{% macro default__bucket_count(rel, incremental) %}
+  {{ return(none) }}
+{% endmacro %}
+
+{#- Spark on parquet: config `spark_buckets` (default 16) on the first run, kept in the event log's table
+    properties afterwards, since changing it would move keys between buckets. Delta tables are not
+    bucketed. -#}
+{% macro spark__bucket_count(rel, incremental) %}
+  {%- if auto_cdc._spark_has_merge() -%}{{ return(none) }}{%- endif -%}
+  {%- if incremental -%}
+    {%- for row in auto_cdc._query('show tblproperties ' ~ rel.log).rows if row[0] == 'auto_cdc.buckets' -%}
+      {{ return(row[1] | int) }}
+    {%- endfor -%}
+  {%- endif -%}
+  {{ return(config.get('spark_buckets', 16) | int) }}
 {% endmacro %}
 
 
@@ -200,13 +224,13 @@ where 1 = 0
 
 {% macro postgres__create_seq_type(args) %}
   {%- if args.cfg.seq_columns | length > 1 and args.cfg.scd != 1 -%}
-    {%- set types = auto_cdc._column_types('select ' ~ auto_cdc._cols(args.cfg.seq_columns) ~ ' from ' ~ args.batch) -%}
+    {%- set types = auto_cdc._column_types('select ' ~ auto_cdc._cols(args.cfg.seq_columns) ~ ' from ' ~ args.rel.temp.batch) -%}
     {%- set fields = [] -%}
     {%- for c in args.cfg.seq_columns -%}
       {%- do fields.append(auto_cdc._q(c) ~ ' ' ~ types[c]) -%}
     {%- endfor -%}
-    {% do auto_cdc._run_sql('drop type if exists ' ~ args.seq_type ~ ' cascade') %}
-    {% do auto_cdc._run_sql('create type ' ~ args.seq_type ~ ' as (' ~ (fields | join(', ')) ~ ')') %}
+    {% do auto_cdc._run_sql('drop type if exists ' ~ args.rel.seq_type ~ ' cascade') %}
+    {% do auto_cdc._run_sql('create type ' ~ args.rel.seq_type ~ ' as (' ~ (fields | join(', ')) ~ ')') %}
   {%- endif -%}
 {% endmacro %}
 
@@ -223,11 +247,11 @@ where 1 = 0
 {#- Postgres: the apply joins the log and the target on the key (and the log on the sequence). -#}
 {% macro postgres__create_key_indexes(args) %}
   {%- set n = auto_cdc._names() -%}
-  {% do auto_cdc._run_sql('create index on ' ~ args.log ~ ' (' ~ auto_cdc._cols(args.cfg.key_columns + args.cfg.seq_columns) ~ ')') %}
+  {% do auto_cdc._run_sql('create index on ' ~ args.rel.log ~ ' (' ~ auto_cdc._cols(args.cfg.key_columns + args.cfg.seq_columns) ~ ')') %}
   {#- SCD1 looks up the last truncate every run: a partial index keeps that from scanning the log -#}
-  {% do auto_cdc._run_sql('create index on ' ~ args.log ~ ' (' ~ auto_cdc._cols(args.cfg.seq_columns) ~ ') where '
+  {% do auto_cdc._run_sql('create index on ' ~ args.rel.log ~ ' (' ~ auto_cdc._cols(args.cfg.seq_columns) ~ ') where '
         ~ auto_cdc._q(n.op) ~ " = '" ~ n.truncate ~ "'") %}
-  {% do auto_cdc._run_sql('create index on ' ~ args.target ~ ' (' ~ auto_cdc._cols(args.cfg.key_columns) ~ ')') %}
+  {% do auto_cdc._run_sql('create index on ' ~ args.rel.target ~ ' (' ~ auto_cdc._cols(args.cfg.key_columns) ~ ')') %}
 {% endmacro %}
 
 

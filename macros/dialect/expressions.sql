@@ -33,7 +33,7 @@
 {#- Postgres has no anonymous STRUCT column type: a named composite type per target (created
     beside it) compares field by field too. -#}
 {% macro postgres__seq_value_sql(exprs, args) %}
-  {{ return('row(' ~ (exprs | join(', ')) ~ ')::' ~ args.seq_type) }}
+  {{ return('row(' ~ (exprs | join(', ')) ~ ')::' ~ args.rel.seq_type) }}
 {% endmacro %}
 
 {#- A multi-column sequence as a STRUCT: Spark orders structs field by field. -#}

@@ -12,15 +12,14 @@
     types of the target and its logs with them where one query can. -#}
 {% macro _resolve_feed(run) %}
   {%- set rel = run.rel -%}
-  {%- set source = auto_cdc._source_columns(run.sql, {'target': run.target, 'log': rel.log, 'runs': rel.runs} if run.incremental else {}) -%}
+  {%- set source = auto_cdc._source_columns(run.sql, {'target': rel.target, 'log': rel.log, 'runs': rel.runs} if run.incremental else {}) -%}
   {{ return({'cfg': auto_cdc._resolve_config(source.names), 'types': source.types}) }}
 {% endmacro %}
 
 
-{#- Stage the feed (stage.sql), plan the schema changes; the apply checks the feed (R7) before
-    anything is written. -#}
+{#- Stage the feed (stage.sql) and plan the run (skeleton.sql: its columns, its schema changes); the
+    apply checks the feed (R7) before anything is written. -#}
 {% macro _stage_feed(run, resolved) %}
-  {%- set n = auto_cdc._names() -%}
   {%- set cfg = resolved.cfg -%}
   {%- set rel = run.rel -%}
   {%- set temp = rel.temp -%}
@@ -33,17 +32,10 @@
       model's columns came with them) in the same round trip -#}
   {%- set types = resolved.types -%}
   {%- if run.incremental and not types -%}
-    {%- set types = auto_cdc._relation_types({'target': run.target, 'log': rel.log, 'runs': rel.runs, 'source': temp.batch}, create_batch) -%}
+    {%- set types = auto_cdc._relation_types({'target': rel.target, 'log': rel.log, 'runs': rel.runs, 'source': temp.batch}, create_batch) -%}
   {%- else -%}
     {% do auto_cdc._run_sql(create_batch) %}
   {%- endif -%}
-  {%- set args = auto_cdc._apply_args(run, cfg) -%}
-  {%- do args.update({'seq_type': auto_cdc._side_relation(run.target, n.seq_type_suffix).include(database=false),
-                      'check_feed': true}) -%}
-  {%- if run.incremental -%}
-    {%- do args.update({'types': types}) -%}
-    {%- do args.update(auto_cdc._plan_schema_changes(args)) -%}
-  {%- endif -%}
-  {%- do args.update({'target_columns': auto_cdc._target_columns(cfg, args.output)}) -%}
-  {{ return(args) }}
+  {%- set plan = auto_cdc._plan(cfg, rel, run.incremental, temp.batch, types, check_feed=true) -%}
+  {{ return({'cfg': cfg, 'rel': rel, 'plan': plan}) }}
 {% endmacro %}

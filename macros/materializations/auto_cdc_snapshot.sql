@@ -20,19 +20,18 @@
 {% macro _stage_snapshots(run, resolved) %}
   {%- set n = auto_cdc._names() -%}
   {%- set cfg = resolved.cfg -%}
-  {%- set temp = run.rel.temp -%}
-  {%- set args = auto_cdc._apply_args(run, cfg) -%}
-  {%- do args.update({'sql': run.sql, 'seq_type': none,
-                      'cursor_sql': '(select max(' ~ auto_cdc._q(n.version) ~ ') from ' ~ temp.snapshot ~ ')',
-                      'once_skipped': run.incremental and config.get('once', false)}) -%}
-  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.snapshot, auto_cdc.stage_snapshot_sql(args))) %}
+  {%- set rel = run.rel -%}
+  {%- set temp = rel.temp -%}
+  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.snapshot, auto_cdc.stage_snapshot_sql({'cfg': cfg, 'sql': run.sql}))) %}
   {% do auto_cdc._check_snapshot(cfg, temp.snapshot) %}
+  {%- set plan = auto_cdc._plan(cfg, rel, run.incremental, temp.snapshot, none,
+        cursor_sql='(select max(' ~ auto_cdc._q(n.version) ~ ') from ' ~ temp.snapshot ~ ')',
+        once_skipped=run.incremental and config.get('once', false)) -%}
+  {%- set args = {'cfg': cfg, 'rel': rel, 'plan': plan} -%}
   {%- if run.incremental -%}
-    {%- do args.update(auto_cdc._plan_schema_changes(args)) -%}
     {%- set new_versions = auto_cdc._warn_skipped_versions(args) -%}
   {%- endif -%}
-  {%- do args.update({'target_columns': auto_cdc._target_columns(cfg, args.output)}) -%}
-  {%- set one_version = run.incremental and (new_versions == 1 if cfg.snapshot_version else not args.once_skipped) -%}
+  {%- set one_version = run.incremental and (new_versions == 1 if cfg.snapshot_version else not plan.once_skipped) -%}
   {%- set diff_sql = auto_cdc.snapshot_join_diff_sql(args) if one_version else auto_cdc.snapshot_diff_sql(args, run.incremental) -%}
   {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.batch, diff_sql)) %}
   {% do auto_cdc._check_delete_fraction(args, run.incremental) %}

@@ -21,24 +21,26 @@
 {% endmacro %}
 
 
-{#- The bookkeeping beside a target (names.sql) and the temp relations of this run.
+{#- The relations of a run: its target, the bookkeeping beside it (names.sql), the side type of a
+    multi-column sequence (seq_type: change feeds), and `temp`, this run's temp relations.
     `bookkeeping`: the relations this model keeps beside its target (they get its grants and go into
     dbt's cache); `existing`: those found in the database, dropped by a full refresh. -#}
-{% macro _relations(target_relation, extra_temp_names=[]) %}
+{% macro _relations(target_relation, shape) %}
   {%- set n = auto_cdc._names() -%}
   {#- the apply's temp tables (macros/builders/apply.sql), in the order a run creates them -#}
-  {%- set temp_names = extra_temp_names + ['batch', 'new', 'affected', 'history', 'held', 'recorded', 'edited', 'edits',
-                                            'desired', 'stale', 'missing'] -%}
+  {%- set temp_names = (['snapshot'] if shape == 'snapshot' else [])
+        + ['batch', 'new', 'affected', 'history', 'held', 'recorded', 'edited', 'edits', 'desired', 'stale', 'missing'] -%}
   {%- set log = auto_cdc._side_relation(target_relation, n.log_suffix) -%}
   {%- set runs = auto_cdc._side_relation(target_relation, n.runs_suffix) -%}
   {%- set changes = auto_cdc._side_relation(target_relation, n.changes_suffix) -%}
+  {%- set seq_type = auto_cdc._side_relation(target_relation, n.seq_type_suffix).include(database=false) if shape == 'feed' else none -%}
   {%- set temp = {} -%}
   {%- for name in temp_names -%}
     {%- do temp.update({name: auto_cdc._temp_relation(target_relation, n[name ~ '_suffix'])}) -%}
   {%- endfor -%}
   {%- set existing = [] -%}
   {%- for relation in [log, runs, changes] -%}{%- do existing.append(load_cached_relation(relation)) -%}{%- endfor -%}
-  {{ return({'log': log, 'runs': runs, 'changes': changes, 'temp': temp,
+  {{ return({'target': target_relation, 'log': log, 'runs': runs, 'changes': changes, 'seq_type': seq_type, 'temp': temp,
              'existing_log': existing[0], 'existing_runs': existing[1], 'existing': existing,
              'bookkeeping': [log, runs] + ([changes] if config.get('change_data_feed', false) and auto_cdc.keeps_change_table() else [])}) }}
 {% endmacro %}
@@ -130,22 +132,22 @@ select
   cast(0 as {{ dbt.type_bigint() }}) as edited_keys,
   cast(0 as {{ dbt.type_bigint() }}) as fast_keys,
   cast(0 as {{ dbt.type_bigint() }}) as replayed_keys
-from {{ args.batch }}
+from {{ args.rel.temp.batch }}
 where 1 = 0
   {%- endset -%}
-  {{ return(auto_cdc.create_table_as_sql(args.runs, sql)) }}
+  {{ return(auto_cdc.create_table_as_sql(args.rel.runs, sql)) }}
 {% endmacro %}
 
 
 {#- The run's new events into its history of the affected keys (which holds no truncates). -#}
 {% macro append_to_history_sql(args, run_id) %}
   {%- set n = auto_cdc._names() -%}
-insert into {{ args.history }} ({{ auto_cdc._cols(args.stored) }}, {{ auto_cdc._q(n.op) }}, {{ auto_cdc._q(n.run) }})
-select {{ auto_cdc._cols(args.stored) }}, {{ auto_cdc._q(n.op) }}, {{ run_id }}
-from {{ args.new }} b
+insert into {{ args.rel.temp.history }} ({{ auto_cdc._cols(args.plan.stored) }}, {{ auto_cdc._q(n.op) }}, {{ auto_cdc._q(n.run) }})
+select {{ auto_cdc._cols(args.plan.stored) }}, {{ auto_cdc._q(n.op) }}, {{ run_id }}
+from {{ args.rel.temp.new }} b
 where {{ auto_cdc._q(n.op) }} <> '{{ n.truncate }}'
-{%- if args.get('fast_path') %}
-  and exists (select 1 from {{ args.replay_keys }} r where {{ auto_cdc._eq(args.cfg.key_columns, 'r', 'b') }})
+{%- if args.path.fast_path %}
+  and exists (select 1 from {{ args.path.replay_keys }} r where {{ auto_cdc._eq(args.cfg.key_columns, 'r', 'b') }})
 {%- endif %}
 {% endmacro %}
 
@@ -153,14 +155,14 @@ where {{ auto_cdc._q(n.op) }} <> '{{ n.truncate }}'
 {#- The run's row in the run log, with its metrics (see README "Metrics"). -#}
 {% macro record_run_sql(args, run_id, metrics, commit_version, upserted=none, deleted=none) %}
   {%- set n = auto_cdc._names() -%}
-insert into {{ args.runs }} (run_id, run_started_at, invocation_id, cursor_value, events_read, events_applied,
+insert into {{ args.rel.runs }} (run_id, run_started_at, invocation_id, cursor_value, events_read, events_applied,
                              late_events, num_upserted_rows, num_deleted_rows, commit_version, edited_keys,
                              fast_keys, replayed_keys)
 select
   {{ run_id }},
   cast('{{ run_started_at.strftime("%Y-%m-%d %H:%M:%S.%f") }}' as {{ dbt.type_timestamp() }}),
   '{{ invocation_id }}',
-  coalesce({{ args.get('cursor_sql') or '(select max(' ~ auto_cdc._q(n.cursor) ~ ') from ' ~ args.batch ~ ')' }}, (select max(cursor_value) from {{ args.runs }})),
+  coalesce({{ args.plan.cursor_sql or '(select max(' ~ auto_cdc._q(n.cursor) ~ ') from ' ~ args.rel.temp.batch ~ ')' }}, (select max(cursor_value) from {{ args.rel.runs }})),
   {{ metrics.events_read }}, {{ metrics.events_applied }}, {{ metrics.late_events }},
   {{ upserted or metrics.num_upserted_rows }}, {{ deleted or metrics.num_deleted_rows }},
   {{ commit_version if commit_version is not none else 'null' }},
@@ -173,16 +175,14 @@ select
   on_schema_change (default append_new_columns). A new column is added to the target and the log
   with NULL for the rows and events before it: it opens no version by itself. A column the model no
   longer returns is kept (NULL in later events, and no longer tracked) unless sync_all_columns
-  drops it. Returns the output and tracked columns to use.
+  drops it. Returns the columns to use, the changes to make and the column types read (`types`, when
+  not given: of the target, the logs and the staged `source`).
 -#}
-{% macro _plan_schema_changes(args) %}
+{% macro _plan_schema_changes(cfg, rel, source, types) %}
   {%- set n = auto_cdc._names() -%}
-  {%- set cfg = args.cfg -%}
   {%- set reserved = [n.start_at, n.end_at, n.system_start_at, n.system_end_at] | map('lower') | list -%}
-  {%- set source = args.get('snapshot') or args.batch -%}
   {#- the column types of the target, the logs and the staged source, read in one query -#}
-  {%- set types = args.get('types') or auto_cdc._relation_types({'target': args.target, 'log': args.log, 'runs': args.runs, 'source': source}) -%}
-  {%- do args.update({'types': types}) -%}
+  {%- set types = types or auto_cdc._relation_types({'target': rel.target, 'log': rel.log, 'runs': rel.runs, 'source': source}) -%}
   {%- set existing = [] -%}
   {%- for name in types.target if (name | lower) not in reserved and not (name | lower).startswith(n.internal_prefix) -%}
     {%- do existing.append(name) -%}
@@ -202,7 +202,7 @@ select
           ~ "still holds: events it no longer holds are lost)") -%}
   {%- endfor -%}
   {%- set mode = cfg.on_schema_change -%}
-  {%- set widen = auto_cdc._widened_types(args, existing) if mode != 'ignore' else {} -%}
+  {%- set widen = auto_cdc._widened_types(cfg, rel.target, source, types, existing) if mode != 'ignore' else {} -%}
   {%- if mode == 'fail' and (added or removed or widen) -%}
     {%- set widened = [] -%}
     {%- for c, t in widen.items() -%}{%- do widened.append(c ~ ' to ' ~ t) -%}{%- endfor -%}
@@ -219,8 +219,8 @@ select
   {%- for c in output if c in cfg.tracked -%}{%- do tracked.append(c) -%}{%- endfor -%}
   {%- set stored = [] -%}
   {%- for c in cfg.stored if c not in added or c in add -%}{%- do stored.append(c) -%}{%- endfor -%}
-  {{ return({'output': output, 'tracked': tracked, 'stored': stored, 'add_columns': add, 'drop_columns': drop,
-             'widen_columns': widen}) }}
+  {{ return({'types': types, 'output': output, 'tracked': tracked, 'stored': stored, 'add_columns': add,
+             'drop_columns': drop, 'widen_columns': widen}) }}
 {% endmacro %}
 
 
@@ -230,32 +230,33 @@ select
 {% endmacro %}
 
 {% macro _apply_schema_changes(args) %}
-  {%- set runs_columns = (args.get('types') or {}).get('runs', {}).keys() | map('lower') | list -%}
+  {%- set rel, plan = args.rel, args.plan -%}
+  {%- set runs_columns = plan.types.get('runs', {}).keys() | map('lower') | list -%}
   {%- for c in auto_cdc._run_log_columns_added() if runs_columns and c not in runs_columns -%}
-    {% do auto_cdc._run_sql(auto_cdc.add_column_sql(args.runs, c, dbt.type_bigint())) %}
+    {% do auto_cdc._run_sql(auto_cdc.add_column_sql(rel.runs, c, dbt.type_bigint())) %}
   {%- endfor -%}
   {#- new and widened columns go into the change feed too (it has the target's columns), when it exists -#}
-  {%- set typed = [args.target, args.log] -%}
-  {%- if (args.add_columns or args.get('widen_columns')) and args.get('changes') -%}
-    {%- set changes = adapter.get_relation(args.changes.database, args.changes.schema, args.changes.identifier) -%}
+  {%- set typed = [rel.target, rel.log] -%}
+  {%- if plan.add_columns or plan.widen_columns -%}
+    {%- set changes = adapter.get_relation(rel.changes.database, rel.changes.schema, rel.changes.identifier) -%}
     {%- if changes is not none -%}{%- do typed.append(changes) -%}{%- endif -%}
   {%- endif -%}
-  {%- if args.add_columns -%}
-    {%- set types = auto_cdc._column_types('select ' ~ auto_cdc._cols(args.add_columns) ~ ' from ' ~ args.batch) -%}
-    {%- for c in args.add_columns -%}
-      {%- for rel in typed -%}
-        {% do auto_cdc._run_sql(auto_cdc.add_column_sql(rel, c, types[c])) %}
+  {%- if plan.add_columns -%}
+    {%- set types = auto_cdc._column_types('select ' ~ auto_cdc._cols(plan.add_columns) ~ ' from ' ~ rel.temp.batch) -%}
+    {%- for c in plan.add_columns -%}
+      {%- for relation in typed -%}
+        {% do auto_cdc._run_sql(auto_cdc.add_column_sql(relation, c, types[c])) %}
       {%- endfor -%}
     {%- endfor -%}
   {%- endif -%}
-  {%- for c in args.drop_columns -%}
-    {%- for rel in [args.target, args.log] -%}
-      {% do auto_cdc._run_sql('alter table ' ~ rel ~ ' drop column ' ~ auto_cdc._q(c)) %}
+  {%- for c in plan.drop_columns -%}
+    {%- for relation in [rel.target, rel.log] -%}
+      {% do auto_cdc._run_sql('alter table ' ~ relation ~ ' drop column ' ~ auto_cdc._q(c)) %}
     {%- endfor -%}
   {%- endfor -%}
-  {%- for c, type in (args.get('widen_columns') or {}).items() -%}
-    {%- for rel in typed -%}
-      {% do auto_cdc._run_sql('alter table ' ~ rel ~ ' alter column ' ~ auto_cdc._q(c) ~ ' type ' ~ type) %}
+  {%- for c, type in plan.widen_columns.items() -%}
+    {%- for relation in typed -%}
+      {% do auto_cdc._run_sql('alter table ' ~ relation ~ ' alter column ' ~ auto_cdc._q(c) ~ ' type ' ~ type) %}
     {%- endfor -%}
   {%- endfor -%}
 {% endmacro %}
@@ -267,12 +268,11 @@ select
   engine gives a UNION of the two. A narrower source type needs nothing: its values fit. Sequence
   columns are checked separately (their type may not change).
 -#}
-{% macro _widened_types(args, existing) %}
-  {%- set source = args.get('snapshot') or args.batch -%}
+{% macro _widened_types(cfg, target, source, types, existing) %}
   {%- set pairs = [] -%}
   {%- for c in existing -%}
-    {%- set s = auto_cdc._resolve_column(c, args.cfg.output) -%}
-    {%- if s is not none and s not in args.cfg.seq_columns -%}{%- do pairs.append((c, s)) -%}{%- endif -%}
+    {%- set s = auto_cdc._resolve_column(c, cfg.output) -%}
+    {%- if s is not none and s not in cfg.seq_columns -%}{%- do pairs.append((c, s)) -%}{%- endif -%}
   {%- endfor -%}
   {%- if not pairs -%}{{ return({}) }}{%- endif -%}
   {%- set target_cols = [] -%}{%- set source_cols = [] -%}
@@ -280,11 +280,11 @@ select
     {%- do target_cols.append(auto_cdc._q(c)) -%}
     {%- do source_cols.append(auto_cdc._q(s) ~ ' as ' ~ auto_cdc._q(c)) -%}
   {%- endfor -%}
-  {%- set before = args.types.target -%}
+  {%- set before = types.target -%}
   {%- set changed = [] -%}
-  {%- for c, s in pairs if (before[c] | lower) != (args.types.source[s] | lower) -%}{%- do changed.append(c) -%}{%- endfor -%}
+  {%- for c, s in pairs if (before[c] | lower) != (types.source[s] | lower) -%}{%- do changed.append(c) -%}{%- endfor -%}
   {%- if not changed -%}{{ return({}) }}{%- endif -%}
-  {%- set both = auto_cdc._column_types('select ' ~ (target_cols | join(', ')) ~ ' from ' ~ args.target ~ ' where 1 = 0 union all select '
+  {%- set both = auto_cdc._column_types('select ' ~ (target_cols | join(', ')) ~ ' from ' ~ target ~ ' where 1 = 0 union all select '
         ~ (source_cols | join(', ')) ~ ' from ' ~ source ~ ' where 1 = 0') -%}
   {%- set widen = {} -%}
   {%- for c in changed if (both[c] | lower) != (before[c] | lower) -%}{%- do widen.update({c: both[c]}) -%}{%- endfor -%}

@@ -2,8 +2,8 @@
   The run of an auto_cdc or auto_cdc_snapshot model, laid out like dbt's own incremental
   materialization: hooks, the model's lock, the relations (the target, its event log and run log, this
   run's temp tables), the configs, then inside the run's transaction the shape's own staging (a change
-  feed: stage.sql; snapshots: snapshot.sql) and the shared apply (builders/apply.sql), grants, docs
-  and the commit. `shape` is 'feed' or 'snapshot'.
+  feed: stage.sql; snapshots: snapshot.sql), which ends with the run's plan (_plan), and the shared
+  apply (builders/apply.sql), grants, docs and the commit. `shape` is 'feed' or 'snapshot'.
 -#}
 {% macro _materialize(shape) %}
 
@@ -14,7 +14,7 @@
   -- relations: the target, its event log and run log, this run's temp tables
   {%- set existing_relation = load_cached_relation(this) -%}
   {%- set target_relation = this.incorporate(type='table') -%}
-  {%- set rel = auto_cdc._relations(target_relation, ['snapshot'] if shape == 'snapshot' else []) -%}
+  {%- set rel = auto_cdc._relations(target_relation, shape) -%}
 
   -- configs
   {%- set full_refresh_mode = should_full_refresh() or (existing_relation is not none and not existing_relation.is_table) -%}
@@ -22,8 +22,7 @@
   -- a partly missing history is an error, never an implicit rebuild (guards.sql)
   {% do auto_cdc.check_bookkeeping(existing_relation, rel) %}
   {%- set grant_config = config.get('grants') -%}
-  {%- set run = {'target': target_relation, 'rel': rel, 'incremental': incremental,
-                 'sql': auto_cdc._model_sql(incremental)} -%}
+  {%- set run = {'rel': rel, 'incremental': incremental, 'sql': auto_cdc._model_sql(incremental)} -%}
   {%- set resolved = auto_cdc._resolve_feed(run) if shape == 'feed' else auto_cdc._resolve_snapshots(run) -%}
 
   -- inside the run's transaction (begun by the lock on Postgres):
@@ -52,13 +51,31 @@
 {% endmacro %}
 
 
-{#- The shared part of a run's apply arguments: the resolved config and the relations. -#}
-{% macro _apply_args(run, cfg) %}
-  {%- set rel = run.rel -%}
-  {%- set args = {
-        'cfg': cfg, 'changes': rel.changes, 'log': rel.log, 'runs': rel.runs, 'target': run.target,
-        'output': cfg.output, 'tracked': cfg.tracked, 'stored': cfg.stored,
-        'add_columns': [], 'drop_columns': [] } -%}
-  {%- do args.update(rel.temp) -%}
-  {{ return(args) }}
+{#-
+  The plan of a run, built once after its source is staged: the columns it keeps (output, tracked,
+  stored: an incremental run follows on_schema_change, _plan_schema_changes), the target's columns
+  (target_columns), the column types an incremental run read (types: {} on a first run), the schema
+  changes it makes (add_columns, drop_columns, widen_columns), the bucket count of an engine that
+  partitions by a bucket of the keys (spark_buckets: bucket_count), and what the shape asks of the
+  apply: check_feed (a change feed is checked, R7), cursor_sql (the run's cursor, when it is not the
+  batch's greatest), once_skipped (a `once` model's later run reads no snapshot). `source`: the staged
+  source; `types`: the column types already read with it (none: read them here).
+-#}
+{% macro _plan(cfg, rel, incremental, source, types, check_feed=false, cursor_sql=none, once_skipped=false) %}
+  {%- if incremental -%}
+    {%- set columns = auto_cdc._plan_schema_changes(cfg, rel, source, types) -%}
+  {%- else -%}
+    {%- set columns = {'types': {}, 'output': cfg.output, 'tracked': cfg.tracked, 'stored': cfg.stored,
+                       'add_columns': [], 'drop_columns': [], 'widen_columns': {}} -%}
+  {%- endif -%}
+  {{ return(auto_cdc._with(columns, {
+       'target_columns': auto_cdc._target_columns(cfg, columns.output),
+       'spark_buckets': auto_cdc.bucket_count(rel, incremental),
+       'check_feed': check_feed, 'cursor_sql': cursor_sql, 'once_skipped': once_skipped})) }}
+{% endmacro %}
+
+
+{#- A new dict: `base` with the keys of `extra` set (the state of a run is never updated in place). -#}
+{% macro _with(base, extra) %}
+  {{ return(dict(base, **extra)) }}
 {% endmacro %}

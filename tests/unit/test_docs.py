@@ -122,6 +122,25 @@ def test_every_engine_override_sits_beside_its_default_in_macros_dialect():
     assert misplaced == {}, "overrides not side by side with their default in macros/dialect/"
 
 
+# A call that changes the run's state in place: its resolved config, relations, plan or the batch's path,
+# or the dict that carries them to the builders (docs/contributing.md "The state of a run").
+STATE_MUTATION = re.compile(r"\b(?:args|cfg|rel|plan|path)(?:\.\w+|\[[^\]]*\])*\.(?:update|setdefault|pop|popitem|clear)\(")
+
+
+def test_no_macro_changes_the_state_of_a_run_in_place():
+    """The state a run hands its builders (args: cfg, rel, plan, path) is built once with its contents; a step
+    that learns more builds a new dict (_with) instead of updating one."""
+    for bad in ("{%- do args.update({'x': 1}) -%}", "{% do args.plan.update(x) %}", "{% do rel.temp.update(x) %}",
+                "{% do path.setdefault('x', 1) %}", "{% do args['path'].update(x) %}", "{% do cfg.pop('x') %}"):
+        assert STATE_MUTATION.search(bad), bad
+    for fine in ("{% do metrics.update(x) %}", "{% do types.update(x) %}", "{% do paths.update(x) %}"):
+        assert not STATE_MUTATION.search(fine), fine
+    found = [f"{path.relative_to(REPO)}:{number}: {line.strip()}"
+             for path in sorted((REPO / "macros").rglob("*.sql"))
+             for number, line in enumerate(path.read_text().splitlines(), 1) if STATE_MUTATION.search(line)]
+    assert found == []
+
+
 def test_contributing_page_lists_every_dispatch_hook():
     dispatched = {name for path in (REPO / "macros").rglob("*.sql")
                   for name in re.findall(r"adapter\.dispatch\(\s*'([a-z_0-9]+)'", path.read_text())}
