@@ -15,9 +15,9 @@ import re
 
 ENV = "AUTO_CDC_FAULT_AFTER_STATEMENT"
 MACRO = """\
-{% macro default___fault_point() %}
+{% macro default___fault_point(last=false) %}
   {%- set after = env_var('AUTO_CDC_FAULT_AFTER_STATEMENT', '') -%}
-  {%- if after != '' -%}
+  {%- if after != '' and not last -%}
     {%- do model.update({'auto_cdc_statements': model.get('auto_cdc_statements', 0) + 1}) -%}
     {%- do log('auto_cdc statement ' ~ model.auto_cdc_statements, info=false) -%}
     {%- if model.auto_cdc_statements == after | int -%}
@@ -33,19 +33,24 @@ MACRO = """\
 # instead, which ends the model's run right after that statement. On Spark, where every statement
 # commits on its own and no transaction holds a run together, that leaves the tables as a kill between
 # two statements does (a Delta commit is atomic, so a kill inside a statement leaves them as before or
-# after it). PLAN_ENV holds a JSON object: model name -> the statement to fail after; with the key
-# "__count__" every statement is logged ("auto_cdc statement <model> <n>") for count_statements.
+# after it). PLAN_ENV holds a JSON object: model name -> the statement to fail after; a run that sends
+# fewer statements fails after its last one (the package calls the hook once more, `last`, when the
+# apply is done). With the key "__count__" every statement is logged ("auto_cdc statement <model> <n>")
+# for count_statements.
 PLAN_ENV = "AUTO_CDC_FAULT_PLAN"
 RAISING_MACRO = """\
-{% macro default___fault_point() %}
+{% macro default___fault_point(last=false) %}
   {%- set plan = fromjson(env_var('AUTO_CDC_FAULT_PLAN', '{}')) -%}
   {%- if plan and model is mapping and model.get('name') -%}
-    {%- do model.update({'auto_cdc_statements': model.get('auto_cdc_statements', 0) + 1}) -%}
-    {%- if plan.get('__count__') -%}
-      {%- do log('auto_cdc statement ' ~ model.name ~ ' ' ~ model.auto_cdc_statements, info=true) -%}
+    {%- if not last -%}
+      {%- do model.update({'auto_cdc_statements': model.get('auto_cdc_statements', 0) + 1}) -%}
+      {%- if plan.get('__count__') -%}
+        {%- do log('auto_cdc statement ' ~ model.name ~ ' ' ~ model.auto_cdc_statements, info=true) -%}
+      {%- endif -%}
     {%- endif -%}
-    {%- if plan.get(model.name) == model.auto_cdc_statements -%}
-      {%- do exceptions.raise_compiler_error('auto_cdc fault point: failing after statement ' ~ model.auto_cdc_statements) -%}
+    {%- if plan.get(model.name) == model.auto_cdc_statements or (last and plan.get(model.name, 0) > model.get('auto_cdc_statements', 0)) -%}
+      {%- do exceptions.raise_compiler_error('auto_cdc fault point: failing after statement ' ~ model.auto_cdc_statements
+            ~ (' (its last)' if last else '')) -%}
     {%- endif -%}
   {%- endif -%}
 {% endmacro %}

@@ -82,14 +82,15 @@
   {% do return(table) %}
 {% endmacro %}
 
-{#- A hook after every statement of a run, for fault-injection tests: the package's own is a no-op.
-    A test project overrides it through dbt's dispatch config (`dispatch: [{macro_namespace: auto_cdc,
-    search_order: [<test project>, auto_cdc]}]`), as auto_cdc_testkit/faults.py does. -#}
-{% macro _fault_point() %}
-  {%- do return(adapter.dispatch('_fault_point', 'auto_cdc')()) -%}
+{#- A hook after every statement of a run, and once more (`last`) when the run's apply is done, for
+    fault-injection tests: the package's own is a no-op. A test project overrides it through dbt's
+    dispatch config (`dispatch: [{macro_namespace: auto_cdc, search_order: [<test project>, auto_cdc]}]`),
+    as auto_cdc_testkit/faults.py does. -#}
+{% macro _fault_point(last=false) %}
+  {%- do return(adapter.dispatch('_fault_point', 'auto_cdc')(last)) -%}
 {% endmacro %}
 
-{% macro default___fault_point() %}{% endmacro %}
+{% macro default___fault_point(last=false) %}{% endmacro %}
 
 {#- A single value from a one-row, one-column query. -#}
 {% macro _scalar(sql) %}

@@ -25,7 +25,14 @@
   {%- set cfg, temp = args.cfg, args.rel.temp -%}
   {%- set n = auto_cdc._names() -%}
   {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.recorded, auto_cdc.desired_rows_sql(args))) %}
-  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.edited, auto_cdc.edited_keys_sql(args))) %}
+  {%- set edited_sql = auto_cdc.edited_keys_sql(args) -%}
+  {%- set killed = auto_cdc.killed_run_keys_sql(args, run_id) -%}
+  {%- if killed -%}
+    {#- keys a killed run logged events for: their rows are the killed run's to write, not hand edits -#}
+    {%- set edited_sql = 'select * from (' ~ edited_sql ~ ') k where not exists (select 1 from (' ~ killed ~ ') r where '
+          ~ auto_cdc._eq(args.cfg.key_columns, 'r', 'k') ~ ')' -%}
+  {%- endif -%}
+  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.edited, edited_sql)) %}
   {%- set edited = auto_cdc._scalar('select count(*) from ' ~ temp.edited) | int -%}
   {%- if edited > 0 -%}
     {% do auto_cdc._check_edited_rows(args) %}
@@ -151,7 +158,7 @@ edit_events as (
         {%- else %} lt.{{ auto_cdc._q(c) }}
         {%- endif %}
       {%- elif c in args.plan.output %} t.{{ auto_cdc._q(c) }}
-      {%- else %} null
+      {%- else %} {{ auto_cdc._log_typed_null(args, c) }}
       {%- endif %} as {{ auto_cdc._q(c) }},
     {%- endfor %}
       case when t.{{ auto_cdc._q(cfg.key_columns[0]) }} is null then '{{ n.delete }}' else '{{ n.upsert }}' end as {{ op }}
@@ -204,6 +211,12 @@ where not exists (
 
 {#- One edit event per target row: key columns from the edited key, the sequence from seq_exprs,
     output columns from the relation alias values_from (none: NULL), the rest NULL. -#}
+{#- A NULL of a log column's type (a bare NULL has no type on Spark, and parquet cannot store one). -#}
+{% macro _log_typed_null(args, column) -%}
+  {%- set type = ((args.plan.types or {}).get('log') or {}).get(column) -%}
+  {{- 'cast(null as ' ~ type ~ ')' if type else 'null' -}}
+{%- endmacro %}
+
 {% macro _edit_event_sql(args, seq_exprs, values_from, kind) -%}
   {%- set cfg = args.cfg -%}
     select
@@ -211,7 +224,7 @@ where not exists (
       {%- if c in cfg.key_columns %} e.{{ auto_cdc._q(c) }}
       {%- elif c in cfg.seq_columns %} {{ seq_exprs[cfg.seq_columns.index(c)] }}
       {%- elif values_from and c in args.plan.output %} {{ values_from }}.{{ auto_cdc._q(c) }}
-      {%- else %} null
+      {%- else %} {{ auto_cdc._log_typed_null(args, c) }}
       {%- endif %} as {{ auto_cdc._q(c) }},
     {%- endfor %}
       '{{ kind }}' as {{ auto_cdc._q(auto_cdc._names().op) }}

@@ -389,6 +389,24 @@ from {{ args.rel.temp.missing }}
 {% endmacro %}
 
 
+{#- The keys of events that a killed run logged under this run's id (`run_id`), or none where a run is
+    one transaction and cannot leave any. -#}
+{% macro killed_run_keys_sql(args, run_id) %}
+  {{ return(adapter.dispatch('killed_run_keys_sql', 'auto_cdc')(args, run_id)) }}
+{% endmacro %}
+
+{% macro default__killed_run_keys_sql(args, run_id) %}
+  {{ return(none) }}
+{% endmacro %}
+
+{#- Spark: no transaction holds a run's statements together, so a run killed between its log append
+    and its MERGE leaves the target behind the log; the next run must not read that as a hand edit. -#}
+{% macro spark__killed_run_keys_sql(args, run_id) %}
+  {{ return('select distinct ' ~ auto_cdc._cols(args.cfg.key_columns) ~ ' from ' ~ args.rel.log ~ ' where '
+            ~ auto_cdc._q(auto_cdc._names().run) ~ ' = ' ~ run_id) }}
+{% endmacro %}
+
+
 {#- Whether the engine's targets can be edited by hand, so that a run must look for edits. -#}
 {% macro takes_hand_edits() %}
   {{ return(adapter.dispatch('takes_hand_edits', 'auto_cdc')()) }}

@@ -34,6 +34,7 @@
 
   -- the event log and the run log, then the apply (macros/builders/apply.sql)
   {% do auto_cdc._apply_batch(args, incremental, [existing_relation] + rel.existing) %}
+  {% do auto_cdc._fault_point(last=true) %}
 
   {% do auto_cdc._drop_temp_relations(rel.temp) %}
   {% do auto_cdc._apply_grants([target_relation] + rel.bookkeeping, grant_config,

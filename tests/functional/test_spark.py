@@ -315,7 +315,8 @@ def test_runs_failed_at_random_statements_on_delta_are_repaired_by_the_next_run(
     """FAULT_TRIALS trials on Delta, one model each, all in one project: parts 0 and 1 of a generated
     case are applied by two clean runs (the second counts each model's statements: an incremental run
     sends 13 on the fast path, up to about 36 when it replays keys); part 2 arrives and a run fails
-    after a random one of those statements, for each model (auto_cdc_testkit/faults.py: the hook raises,
+    after a random one of as many statements, for each model, or after its last one when it sends fewer
+    (a run with nothing new stops early) (auto_cdc_testkit/faults.py: the hook raises,
     which on Spark, where no transaction holds a run's statements together, leaves the tables as a kill
     between two statements does); then a run with nothing new must leave every target equal to the
     reference model: nothing lost, nothing applied twice."""
