@@ -29,8 +29,9 @@
   {%- set killed = auto_cdc.killed_run_keys_sql(args, run_id) -%}
   {%- if killed -%}
     {#- keys a killed run logged events for: their rows are the killed run's to write, not hand edits -#}
-    {%- set edited_sql = 'select * from (' ~ edited_sql ~ ') k where not exists (select 1 from (' ~ killed ~ ') r where '
-          ~ auto_cdc._eq(args.cfg.key_columns, 'r', 'k') ~ ')' -%}
+    {%- set k, r = auto_cdc._alias('k'), auto_cdc._alias('r') -%}
+    {%- set edited_sql = 'select * from (' ~ edited_sql ~ ') ' ~ k ~ ' where not exists (select 1 from (' ~ killed ~ ') ' ~ r ~ ' where '
+          ~ auto_cdc._eq(args.cfg.key_columns, r, k) ~ ')' -%}
   {%- endif -%}
   {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.edited, edited_sql)) %}
   {%- set edited = auto_cdc._scalar('select count(*) from ' ~ temp.edited) | int -%}
