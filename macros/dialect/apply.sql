@@ -250,11 +250,7 @@ from {{ args.rel.temp.new }}
     (never empty: the new events are in them). -#}
 {% macro spark__log_new_events(args, run_id) %}
   {%- if args.cfg.scd != 'bitemporal' or auto_cdc._spark_has_merge() -%}
-    {%- if args.cfg.scd == 'bitemporal' -%}
-      {% do auto_cdc._run_sql(auto_cdc.delete_matching_sql(args.rel.log, args.rel.temp.new, auto_cdc._eq(args.cfg.key_columns + args.cfg.seq_columns, 'l', 'b'))) %}
-    {%- endif -%}
-    {% do auto_cdc._run_sql(auto_cdc.append_to_log_sql(args, run_id)) %}
-    {{ return(none) }}
+    {{ return(auto_cdc.default__log_new_events(args, run_id)) }}
   {%- endif -%}
   {%- set n = auto_cdc._names() -%}
   {% do auto_cdc._spark_settings() %}
