@@ -12,7 +12,9 @@
          applied sequence, a tombstone like any delete (R3);
        - SCD2: an upsert at each row's __START_AT (and at its sequence value when that is an output
          column inside the version), a delete at each __END_AT that no other row starts at, and for
-         a key whose rows were all deleted a delete at its last applied sequence.
+         a key whose rows were all deleted a delete at its last applied sequence; and a copy of each
+         masked event that the rows agree with but carry no trace of (a delete where no row is, an
+         upsert inside a row with all of its values), so that a later late event still meets it.
   Replayed with the run's new events, edited keys then keep their hand rows, and later events split
   them by sequence like any other version.
   Masked events stay in the log: re-read, they are still recognised as duplicates. A source event
@@ -198,6 +200,30 @@ edit_events as (
   {{ auto_cdc._edit_event_sql(args, last_seq, none, n.delete) }}
   from {{ args.rel.temp.edited }} e join last_applied lt on {{ auto_cdc._eq(cfg.key_columns, 'lt', 'e') }}
   where not exists (select 1 from {{ args.rel.temp.held }} t where {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }})
+  {#- the key's logged events that its rows agree with but carry no trace of: a delete where no row is
+      (after another delete, or before the first version), and an upsert inside a row with all of its
+      values (absorbed). Kept, a late event that lands between them still sees them. -#}
+  {%- set l, h = auto_cdc._alias('l'), auto_cdc._alias('h') -%}
+  {%- set l_seq = [] -%}
+  {%- for c in cfg.seq_columns -%}{%- do l_seq.append(l ~ '.' ~ auto_cdc._q(c)) -%}{%- endfor -%}
+  {%- set at = auto_cdc.seq_value_sql(l_seq, args) -%}
+  {%- set h_start, h_end = h ~ '.' ~ auto_cdc._q(n.start_at), h ~ '.' ~ auto_cdc._q(n.end_at) -%}
+  {%- set valued = [] -%}
+  {%- for c in args.plan.output if c in args.plan.stored and c not in cfg.key_columns -%}{%- do valued.append(c) -%}{%- endfor %}
+  union all
+  select {{ auto_cdc._cols(args.plan.stored, l) }}, {{ l }}.{{ op }}
+  from ({{ auto_cdc._affected_events_sql(args, args.rel.temp.edited) }}) {{ l }}
+  where ({{ l }}.{{ op }} = '{{ n.delete }}' and not exists (
+      select 1 from {{ args.rel.temp.held }} {{ h }}
+      where {{ auto_cdc._eq(cfg.key_columns, h, l) }} and {{ h_start }} <= {{ at }} and ({{ h_end }} is null or {{ at }} <= {{ h_end }})
+    ))
+  {%- if not seq_in_output %}
+    or ({{ l }}.{{ op }} = '{{ n.upsert }}' and exists (
+      select 1 from {{ args.rel.temp.held }} {{ h }}
+      where {{ auto_cdc._eq(cfg.key_columns, h, l) }} and {{ h_start }} < {{ at }} and ({{ h_end }} is null or {{ at }} < {{ h_end }})
+        and {{ auto_cdc._same(valued, h, l) }}
+    ))
+  {%- endif %}
   {%- endif %}
 )
 select distinct {{ auto_cdc._cols(args.plan.stored) }}, {{ op }}
