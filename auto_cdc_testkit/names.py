@@ -35,6 +35,7 @@ NAMES = {
     "current": "__auto_cdc_current",
     "bucket": "__auto_cdc_bucket",
     "rewrite_suffix": "__auto_cdc_rewrite",
+    "lease_suffix": "__auto_cdc_lease",
     "upsert": "upsert",
     "delete": "delete",
     "truncate": "truncate",

@@ -33,8 +33,8 @@
   {%- endif -%}
   {% do auto_cdc._check_deletes_supported('erase_keys', target) %}
   {#- the model's lock (locking.sql): an erase waits for a run of the model, and a run for the erase -#}
-  {% do auto_cdc.take_model_lock(api.Relation.create(database=node.database, schema=node.schema, identifier=node.alias or node.name),
-                                 model, node.config.get('lock_timeout', '1h'), node.config.get('statement_timeout')) %}
+  {%- set lease = auto_cdc.take_model_lock(api.Relation.create(database=node.database, schema=node.schema, identifier=node.alias or node.name),
+                                 model, node.config.get('lock_timeout', '1h'), node.config.get('statement_timeout')) -%}
   {%- set erased = [] -%}
   {%- for suffix in [none, n.log_suffix, n.changes_suffix] -%}
     {%- set rel = target if suffix is none else auto_cdc._side_relation(target, suffix) -%}
@@ -45,5 +45,6 @@
     {%- endif -%}
   {%- endfor -%}
   {% do adapter.commit() %}
+  {% do auto_cdc.release_model_lock(lease) %}
   {% do log("auto_cdc.erase_keys " ~ model ~ " where " ~ where ~ ": erased " ~ (erased | join(', ')), info=true) %}
 {% endmacro %}

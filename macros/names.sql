@@ -37,6 +37,7 @@
     'current': '__auto_cdc_current',
     'bucket': '__auto_cdc_bucket',
     'rewrite_suffix': '__auto_cdc_rewrite',
+    'lease_suffix': '__auto_cdc_lease',
     'upsert': 'upsert',
     'delete': 'delete',
     'truncate': 'truncate',

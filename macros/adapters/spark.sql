@@ -53,10 +53,15 @@ pmod(xxhash64({{ auto_cdc._cols(args.cfg.key_columns, prefix) }}), {{ args.plan.
   {%- if not execute -%}{{ return(false) }}{%- endif -%}
   {#- asked once per model: the answer is kept in the node's context for its later calls -#}
   {%- if model.get('auto_cdc_spark_delta') is none -%}
-    {%- set row = auto_cdc._query('set spark.sql.catalog.spark_catalog').rows[0] -%}
-    {%- do model.update({'auto_cdc_spark_delta': 'delta' in (row[1] | string | lower)}) -%}
+    {%- do model.update({'auto_cdc_spark_delta': auto_cdc._spark_catalog_is_delta()}) -%}
   {%- endif -%}
   {{ return(model.auto_cdc_spark_delta) }}
+{% endmacro %}
+
+{#- The session's spark_catalog is Delta Lake's (a driver-side setting: no Spark job). -#}
+{% macro _spark_catalog_is_delta() %}
+  {%- set row = auto_cdc._query('set spark.sql.catalog.spark_catalog').rows[0] -%}
+  {{ return('delta' in (row[1] | string | lower)) }}
 {% endmacro %}
 
 {#- The TBLPROPERTIES clause of a Delta target or event log: column mapping by name, so that

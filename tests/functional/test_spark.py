@@ -355,3 +355,49 @@ def test_runs_failed_at_random_statements_on_delta_are_repaired_by_the_next_run(
     print(f"fault trials on Delta (seed {SEED}): {len(batch)}, each run failed after statement (of): "
           f"{sorted((k, v, counts.get(k)) for k, v in plan.items())}, mismatches: {len(failures)}")
     assert not failures, f"seed {SEED} (AUTO_CDC_SPARK_SEED={SEED} repeats it):\n" + "\n".join(failures)
+
+
+def test_a_delta_model_run_while_another_run_holds_its_lease_fails_and_writes_nothing(spark_cluster, tmp_path_factory):
+    """The model's lock on Spark is a lease row in <target>__auto_cdc_lease (docs/spark.md, "Concurrency"): a run
+    that finds another run's live lease fails at once, naming it, and writes nothing; a lapsed lease (a killed
+    run's, lock_timeout after it was taken) is taken over; a run gives its lease back after its commit, and a run
+    that fails after taking it gets it back from the package's on-run-end hook; erase_keys takes it too."""
+    assert spark_cluster.has_delta, "no Delta Lake jars: AUTO_CDC_ENGINES=spark bash scripts/bootstrap.sh fetches them"
+    p = Project(tmp_path_factory.mktemp("spark_lease"), "spark", spark_conf=spark_cluster.spark_conf(), in_process=True)
+    cols = [c for c, _ in DML_FEED]
+    p.table("feed", DML_FEED, [(1, 1, "U", "a", "x"), (2, 1, "U", "b", "x")])
+    p.feed_model("t", "feed", **DML_CFG, stored_as_scd_type=2)
+    p.run()
+    lease = p.relation("t__auto_cdc_lease")
+    assert p.fetch(f"select count(*) from {lease}") == [(0,)], "a run gives its lease back after its commit"
+    before = target_rows(p, "t", DML_SCD2_COLS)
+    logged = p.fetch(f"select count(*) from {p.relation('t__auto_cdc_log')}")
+    # another run holds the lease
+    p.execute(f"insert into {lease} select 'other-run', 'dbt invocation other-run (started 2026-01-01)', current_timestamp(), "
+              "timestampadd(HOUR, 1, current_timestamp())")
+    p.insert("feed", cols, [(1, 2, "U", "a2", "x")])
+    held = p.run(check=False)
+    assert not held.ok and "auto_cdc model 't': another run of this model holds its lease" in held.output, held.output[-3000:]
+    assert "dbt invocation other-run" in held.output and "where token = 'other-run'" in held.output, held.output[-3000:]
+    assert target_rows(p, "t", DML_SCD2_COLS) == before
+    assert p.fetch(f"select count(*) from {p.relation('t__auto_cdc_log')}") == logged
+    assert p.fetch(f"select token from {lease}") == [("other-run",)], "the refused run's own row is gone"
+    # the other run was killed: its lease lapses and the next run takes it over (and clears the lapsed row)
+    p.execute(f"update {lease} set expires_at = timestampadd(SECOND, -1, current_timestamp())")
+    p.run()
+    assert target_rows(p, "t", DML_SCD2_COLS) == [(1, "a", 1, 2), (1, "a2", 2, None), (2, "b", 1, None)]
+    assert p.fetch(f"select count(*) from {lease}") == [(0,)]
+    # a run that fails after taking the lease (R7: two events at one key and sequence disagree) gets it back
+    p.insert("feed", cols, [(2, 5, "U", "b5", "x"), (2, 5, "U", "other", "x")])
+    failed = p.run(check=False)
+    assert not failed.ok and "auto_cdc model 't'" in failed.output, failed.output[-3000:]
+    assert p.fetch(f"select count(*) from {lease}") == [(0,)], "the on-run-end hook gives a failed run's lease back"
+    # erase_keys waits for no run either: refused while the lease is held, done once it is free
+    p.execute(f"insert into {lease} select 'other-run', 'x', current_timestamp(), timestampadd(HOUR, 1, current_timestamp())")
+    assert p.fetch(f"select count(*) from {lease}") == [(1,)]  # (a run-operation runs no queued statement)
+    erase = p.dbt("run-operation", "auto_cdc.erase_keys", "--args", "{model: t, where: 'id = 1'}", check=False)
+    assert not erase.ok and "holds its lease" in erase.output, erase.output[-3000:]
+    p.execute(f"delete from {lease} where token = 'other-run'")
+    assert p.fetch(f"select count(*) from {lease}") == [(0,)]
+    p.dbt("run-operation", "auto_cdc.erase_keys", "--args", "{model: t, where: 'id = 1'}")
+    assert {r["id"] for r in p.rows("t")} == {2} and p.fetch(f"select count(*) from {lease}") == [(0,)]
