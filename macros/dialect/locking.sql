@@ -30,10 +30,12 @@
     {% do auto_cdc._run_sql('create table if not exists ' ~ lease ~ ' (token string, holder string, taken_at timestamp, expires_at timestamp)'
           ~ " using delta tblproperties ('delta.enableRowTracking' = 'true', 'delta.enableDeletionVectors' = 'true')") %}
   {%- endif -%}
-  {%- set seconds = auto_cdc._timeout_seconds(lock_timeout, model_name) | int -%}
+  {#- lock_timeout 0 (Postgres: no timeout): a lease that never lapses; else at least a second -#}
+  {%- set seconds = auto_cdc._timeout_seconds(lock_timeout, model_name) -%}
+  {%- set lapses = "timestamp'9999-12-31 00:00:00'" if seconds == 0 else 'timestampadd(SECOND, ' ~ ([1, seconds | round(0, 'ceil') | int] | max) ~ ', current_timestamp())' -%}
   {%- set holder = 'dbt invocation ' ~ invocation_id ~ ' (started ' ~ run_started_at ~ ')' -%}
   {% do auto_cdc._run_sql('insert into ' ~ lease ~ " select '" ~ invocation_id ~ "', '" ~ (holder | replace("'", "''"))
-        ~ "', current_timestamp(), timestampadd(SECOND, " ~ seconds ~ ', current_timestamp())') %}
+        ~ "', current_timestamp(), " ~ lapses) %}
   {%- set first = auto_cdc._query('select token, holder, cast(taken_at as string), cast(expires_at as string) from ' ~ lease
         ~ " where token = '" ~ invocation_id ~ "' or expires_at > current_timestamp() order by _metadata.row_commit_version limit 1").rows[0] -%}
   {%- if first[0] != invocation_id -%}
