@@ -83,6 +83,12 @@ pmod(xxhash64({{ auto_cdc._cols(args.cfg.key_columns, prefix) }}), {{ args.plan.
   {{ return('tblproperties (' ~ (pairs | join(', ')) ~ ')') }}
 {% endmacro %}
 
+{#- Whether a Delta table records its change data feed (delta.enableChangeDataFeed). -#}
+{% macro _spark_cdf_enabled(relation) %}
+  {%- set found = auto_cdc._query('show tblproperties ' ~ relation ~ " ('delta.enableChangeDataFeed')").rows -%}
+  {{ return(found | length > 0 and (found[0][1] | string | lower) == 'true') }}
+{% endmacro %}
+
 {% macro _spark_has_merge(relation=none) %}
   {{ return(auto_cdc._spark_format(relation) in ['delta', 'iceberg', 'hudi']) }}
 {% endmacro %}

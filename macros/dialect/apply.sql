@@ -314,8 +314,7 @@ merge into {{ relation }} as l using {{ source }} as b on {{ on }} when matched 
     {%- set counts = auto_cdc._query('select (select count(*) from ' ~ args.rel.temp.stale ~ '), (select count(*) from ' ~ args.rel.temp.missing ~ ')').rows[0] -%}
     {%- if (counts[0] | int) + (counts[1] | int) == 0 -%}{{ return(none) }}{%- endif -%}
     {%- if config.get('change_data_feed', false) and auto_cdc._spark_format() == 'delta' -%}
-      {%- set found = auto_cdc._query('show tblproperties ' ~ args.rel.target ~ " ('delta.enableChangeDataFeed')").rows -%}
-      {%- if not found or (found[0][1] | string | lower) != 'true' -%}
+      {%- if not auto_cdc._spark_cdf_enabled(args.rel.target) -%}
         {% do auto_cdc._run_sql('alter table ' ~ args.rel.target ~ " set tblproperties ('delta.enableChangeDataFeed' = 'true')") %}
       {%- endif -%}
     {%- endif -%}

@@ -153,8 +153,7 @@ case when {{ expr }} is null then null else concat(',', array_join(array_sort(ar
   {%- endif -%}
   {#- no change feed table: the target's own, if it is a Delta table with its change data feed on (dbt's
       cache does not know the format of a target built earlier in the same dbt run) -#}
-  {%- set enabled = load_relation(relation) is not none
-        and auto_cdc._query('show tblproperties ' ~ relation ~ " ('delta.enableChangeDataFeed')").rows[0][1] | string | lower == 'true' -%}
+  {%- set enabled = load_relation(relation) is not none and auto_cdc._spark_cdf_enabled(relation) -%}
   {%- if not enabled -%}
     {%- do exceptions.raise_compiler_error("auto_cdc.table_changes: " ~ relation ~ " has no change feed (set change_data_feed: true on its model and run it)") -%}
   {%- endif -%}
