@@ -11,11 +11,12 @@
 -#}
 {#- Postgres: the target locked against concurrent writes (SHARE ROW EXCLUSIVE: it conflicts with the
     ROW EXCLUSIVE lock every INSERT, UPDATE and DELETE takes, and not with reads), once it exists.
-    The statement that takes it (and does nothing when there is no target table yet). -#}
-{% macro _lock_target_sql(relation, model_name) %}
+    The statement that takes it (and does nothing when there is no target table yet, or when the
+    condition `only_if` is false). -#}
+{% macro _lock_target_sql(relation, model_name, only_if='true') %}
   {%- set literal = "'" ~ (relation.render() | replace("'", "''")) ~ "'" -%}
   {{ return(auto_cdc._wait_for_lock_sql(model_name, relation ~ " against writes",
-        "if (select relkind from pg_class where oid = to_regclass(" ~ literal ~ ")) in ('r', 'p') then execute 'lock table "
+        "if " ~ only_if ~ " and (select relkind from pg_class where oid = to_regclass(" ~ literal ~ ")) in ('r', 'p') then execute 'lock table "
           ~ (relation | string | replace("'", "''")) ~ " in share row exclusive mode'; end if",
         "l.relation = to_regclass(" ~ literal ~ ")")) }}
 {% endmacro %}

@@ -52,23 +52,37 @@
     rollback, or when the session ends (a killed run: its server session ends when its connection
     is closed, or when statement_timeout cancels what it was running). -#}
 {% macro postgres__take_model_lock(relation, model_name, lock_timeout, statement_timeout) %}
-  {#- the settings, then the lock if it is free, in one statement. JIT off: the apply's statements are
-      joins over a batch whose temp tables the planner misjudges, so it compiled them for longer than
-      they ran (650 ms of a 760 ms statement on a 10,000-event batch) -#}
+  {#- the settings, then the lock if it is free, in one statement -#}
+  {%- set try_lock = 'select pg_try_advisory_xact_lock(' ~ auto_cdc._pg_lock_key(relation) ~ ') from (select concat('
+        ~ (auto_cdc._pg_settings(lock_timeout, statement_timeout) | join(', ')) ~ ') as settings) s where s.settings is not null' -%}
+  {%- if not auto_cdc._scalar(try_lock) -%}
+    {%- do log("auto_cdc model '" ~ model_name ~ "': another run of this model is applying to " ~ relation
+          ~ "; waiting for it to finish", info=true) -%}
+    {% do auto_cdc._run_sql(auto_cdc._pg_wait_for_model_lock_sql(relation, model_name)) %}
+  {%- endif -%}
+{% endmacro %}
+
+{#- Postgres: the run's settings (set_config calls, for its transaction). JIT off: the apply's statements
+    are joins over a batch whose temp tables the planner misjudges, so it compiled them for longer than
+    they ran (650 ms of a 760 ms statement on a 10,000-event batch). -#}
+{% macro _pg_settings(lock_timeout, statement_timeout) %}
   {%- set settings = [] -%}
   {%- for name, value in [('lock_timeout', lock_timeout), ('statement_timeout', statement_timeout), ('jit', 'off')] if value is not none -%}
     {%- do settings.append("set_config('" ~ name ~ "', '" ~ (value | string | replace("'", "''")) ~ "', true)") -%}
   {%- endfor -%}
-  {%- set key = "hashtext('auto_cdc'), hashtext('" ~ (relation.render() | replace("'", "''")) ~ "')" -%}
-  {%- set try_lock = 'select pg_try_advisory_xact_lock(' ~ key ~ ')' ~ (
-        (' from (select concat(' ~ (settings | join(', ')) ~ ') as settings) s where s.settings is not null') if settings else '') -%}
-  {%- if not auto_cdc._scalar(try_lock) -%}
-    {%- do log("auto_cdc model '" ~ model_name ~ "': another run of this model is applying to " ~ relation
-          ~ "; waiting for it to finish", info=true) -%}
-    {% do auto_cdc._run_sql(auto_cdc._wait_for_lock_sql(model_name, "the model's lock", 'perform pg_advisory_xact_lock(' ~ key ~ ')',
-          "l.locktype = 'advisory' and l.classid = hashtext('auto_cdc')::oid and l.objid = hashtext('"
-          ~ (relation.render() | replace("'", "''")) ~ "')::oid and l.objsubid = 2")) %}
-  {%- endif -%}
+  {{ return(settings) }}
+{% endmacro %}
+
+{#- Postgres: the model's advisory lock key, from the target's name. -#}
+{% macro _pg_lock_key(relation) %}
+  {{ return("hashtext('auto_cdc'), hashtext('" ~ (relation.render() | replace("'", "''")) ~ "')") }}
+{% endmacro %}
+
+{#- Postgres: wait for the model's advisory lock (until lock_timeout; then fail naming its holders). -#}
+{% macro _pg_wait_for_model_lock_sql(relation, model_name) %}
+  {{ return(auto_cdc._wait_for_lock_sql(model_name, "the model's lock", 'perform pg_advisory_xact_lock(' ~ auto_cdc._pg_lock_key(relation) ~ ')',
+        "l.locktype = 'advisory' and l.classid = hashtext('auto_cdc')::oid and l.objid = hashtext('"
+        ~ (relation.render() | replace("'", "''")) ~ "')::oid and l.objsubid = 2")) }}
 {% endmacro %}
 
 
@@ -179,21 +193,34 @@
 {#- Postgres: the model's lock (locking.sql), then dbt's cache brought up to date. -#}
 {% macro postgres__lock_model(relation) %}
   {%- set n = auto_cdc._names() -%}
-  {% do auto_cdc.take_model_lock(relation, model.name, config.get('lock_timeout', '1h'), config.get('statement_timeout')) %}
   {%- set names = [relation.identifier] -%}
   {%- for suffix in [n.log_suffix, n.runs_suffix, n.changes_suffix] -%}
     {%- do names.append(auto_cdc._side_relation(relation, suffix).identifier) -%}
   {%- endfor -%}
   {%- set quoted = [] -%}
   {%- for name in names -%}{%- do quoted.append("'" ~ (name | replace("'", "''")) ~ "'") -%}{%- endfor -%}
+  {%- set lookup = "select c.relname, c.relkind from pg_class c join pg_namespace s on s.oid = c.relnamespace "
+        ~ "where s.nspname = '" ~ (relation.schema | replace("'", "''")) ~ "' and c.relname in (" ~ (quoted | join(', ')) ~ ")" -%}
+  {#- one round trip when the lock is free: the settings and the lock (take_model_lock), the target's
+      lock (a hand edit of the target waits for this run's commit: locking.sql), and the lookup -#}
+  {%- set try_lock = 'do $auto_cdc$ begin perform ' ~ (auto_cdc._pg_settings(config.get('lock_timeout', '1h'), config.get('statement_timeout')) | join(', '))
+        ~ "; perform set_config('auto_cdc.locked', case when pg_try_advisory_xact_lock(" ~ auto_cdc._pg_lock_key(relation)
+        ~ ") then 'on' else 'off' end, true); end $auto_cdc$" -%}
+  {%- set table = auto_cdc._run_then_query(try_lock ~ ';\n' ~ auto_cdc._lock_target_sql(relation, model.name, "current_setting('auto_cdc.locked') = 'on'"),
+        "select current_setting('auto_cdc.locked'), l.relname, l.relkind from (select 1 as one) o left join (" ~ lookup ~ ") l on true") -%}
+  {%- set rows = [] -%}
+  {%- if table.rows[0][0] == 'on' -%}
+    {%- for row in table.rows if row[1] is not none -%}{%- do rows.append([row[1], row[2]]) -%}{%- endfor -%}
+  {%- else -%}
+    {%- do log("auto_cdc model '" ~ model.name ~ "': another run of this model is applying to " ~ relation
+          ~ "; waiting for it to finish", info=true) -%}
+    {%- for row in auto_cdc._run_then_query(auto_cdc._pg_wait_for_model_lock_sql(relation, model.name) ~ ';\n'
+          ~ auto_cdc._lock_target_sql(relation, model.name), lookup).rows -%}
+      {%- do rows.append([row[0], row[1]]) -%}
+    {%- endfor -%}
+  {%- endif -%}
   {%- set found = {} -%}
-  {#- a hand edit of the target waits for this run's commit (locking.sql); the lock and the lookup in
-      one round trip -#}
-  {%- for row in auto_cdc._run_then_query(auto_cdc._lock_target_sql(relation, model.name),
-        "select c.relname, c.relkind from pg_class c join pg_namespace s on s.oid = c.relnamespace "
-        ~ "where s.nspname = '" ~ (relation.schema | replace("'", "''")) ~ "' and c.relname in (" ~ (quoted | join(', ')) ~ ")").rows -%}
-    {%- do found.update({row[0]: 'view' if row[1] in ['v', 'm'] else 'table'}) -%}
-  {%- endfor -%}
+  {%- for row in rows -%}{%- do found.update({row[0]: 'view' if row[1] in ['v', 'm'] else 'table'}) -%}{%- endfor -%}
   {%- for name in names -%}
     {%- set rel = relation.incorporate(path={'identifier': name}) -%}
     {%- set cached = load_cached_relation(rel) -%}
