@@ -97,20 +97,30 @@ flagged as (
 versions as (
   select
     flagged.*,
+    {%- if cfg.seq_columns | length == 1 %}
+    {#- the version's start: the latest start so far (the sequence ascends), in the same window pass -#}
+    max(case when {{ auto_cdc._q(p ~ 'is_start') }} = 1 then {{ auto_cdc._q(cfg.seq_columns[0]) }} end) over (
+      partition by {{ keys }} order by {{ order }} rows between unbounded preceding and current row
+    ) as {{ starts[0] }},
+    {%- else %}
     sum({{ auto_cdc._q(p ~ 'is_start') }}) over (
       partition by {{ keys }} order by {{ order }} rows between unbounded preceding and current row
     ) as {{ auto_cdc._q(p ~ 'version_id') }},
+    {%- endif %}
     lead({{ auto_cdc._q(p ~ 'is_start') }}) over (partition by {{ keys }} order by {{ order }}) as {{ auto_cdc._q(p ~ 'next_is_start') }}
   from flagged
 ),
 upserts as (
   select
-    versions.*,
-    {%- for c in cfg.seq_columns %}
+    versions.*
+    {%- if cfg.seq_columns | length > 1 %}
+    {#- a sequence of several columns has no max: the version's first row, in a window of its own -#}
+    {%- for c in cfg.seq_columns %},
     first_value({{ auto_cdc._q(c) }}) over (
       partition by {{ keys }}, {{ auto_cdc._q(p ~ 'version_id') }} order by {{ order }}
-    ) as {{ starts[loop.index0] }}{{ ',' if not loop.last }}
+    ) as {{ starts[loop.index0] }}
     {%- endfor %}
+    {%- endif %}
   from versions
   where {{ op }} = '{{ n.upsert }}'
 )
