@@ -45,6 +45,7 @@
     {%- do changes.append(auto_cdc._q(c) ~ ' is distinct from ' ~ auto_cdc._q(n.internal_prefix ~ 'previous_' ~ loop.index0)) -%}
   {%- endfor -%}
   {%- set changed = '(' ~ (changes | join(' or ')) ~ ')' if changes else 'false' -%}
+  {%- set previous_op = auto_cdc._q(n.internal_prefix ~ 'previous_op') -%}
 with all_keys as (
   {{ auto_cdc.affected_keys_sql(args) }}
 ),
@@ -60,14 +61,22 @@ last_truncate as (
 {#- the touched keys' events in the log, read once: the last one first, and whether a mask hides any -#}
 last_event as (
   select l.*,
-    row_number() over (
-      partition by {{ auto_cdc._cols(keys, 'l') }}
-      order by case when l.{{ op }} = '{{ n.mask }}' then 1 else 0 end, {{ auto_cdc._seq_order(seqs, 'l', desc=true) }}
-    ) as {{ rank }},
+    row_number() over latest as {{ rank }},
+    {%- if open_only %}
+    {#- SCD2: the event before each one (the next in this order, for a key without a mask: opened) -#}
+    lead(l.{{ op }}) over latest as {{ auto_cdc._q(n.internal_prefix ~ 'previous_op') }},
+    {%- for c in tracked %}
+    lead(l.{{ auto_cdc._q(c) }}) over latest as {{ auto_cdc._q(n.internal_prefix ~ 'previous_' ~ loop.index0) }},
+    {%- endfor %}
+    {%- endif %}
     max(case when l.{{ op }} = '{{ n.mask }}' then 1 else 0 end) over (partition by {{ auto_cdc._cols(keys, 'l') }}) as {{ masked }}
   from {{ args.rel.log }} l
   join touched k on {{ auto_cdc._eq(keys, 'l', 'k') }}
   where l.{{ op }} in ('{{ n.upsert }}', '{{ n.delete }}', '{{ n.mask }}')
+  window latest as (
+    partition by {{ auto_cdc._cols(keys, 'l') }}
+    order by case when l.{{ op }} = '{{ n.mask }}' then 1 else 0 end, {{ auto_cdc._seq_order(seqs, 'l', desc=true) }}
+  )
 ),
 late as (
   select distinct {{ auto_cdc._cols(keys, 'b') }}
@@ -120,15 +129,11 @@ held as (
     changes a tracked column), against how many the target holds: a closed version deleted or
     inserted by hand sends the key to the replay, which folds the edit in now -#}
 opened as (
+  {#- a key with a mask is never on the fast path (late): its events are not counted -#}
   select {{ auto_cdc._cols(keys) }},
-    case when {{ op }} = '{{ n.upsert }}' and (previous_op is null or previous_op <> '{{ n.upsert }}' or {{ changed }}) then 1 else 0 end as opens
-  from (
-    select e.*, lag(e.{{ op }}) over w as previous_op
-    {%- for c in tracked %}, lag(e.{{ auto_cdc._q(c) }}) over w as {{ auto_cdc._q(n.internal_prefix ~ 'previous_' ~ loop.index0) }}{% endfor %}
-    from last_event e
-    where e.{{ masked }} = 0 and e.{{ op }} in ('{{ n.upsert }}', '{{ n.delete }}')
-    window w as (partition by {{ auto_cdc._cols(keys, 'e') }} order by {{ auto_cdc._seq_order(seqs, 'e') }})
-  ) ordered
+    case when {{ op }} = '{{ n.upsert }}' and ({{ previous_op }} is null or {{ previous_op }} <> '{{ n.upsert }}' or {{ changed }}) then 1 else 0 end as opens
+  from last_event
+  where {{ masked }} = 0
 ),
 versions as (
   select {{ auto_cdc._cols(keys) }}, sum(opens) as {{ auto_cdc._q(n.internal_prefix ~ 'versions') }}
