@@ -48,9 +48,11 @@ pmod(xxhash64({{ auto_cdc._cols(args.cfg.key_columns, prefix) }}), {{ args.plan.
 {% endmacro %}
 
 {#- Whether the session's catalog is Delta Lake's (spark.sql.catalog.spark_catalog), so that `using
-    delta` tables can be created: asked on first runs and full refreshes only. -#}
+    delta` tables can be created: asked by the model's lock (the lease) and by new targets' format. -#}
 {% macro _spark_session_has_delta() %}
   {%- if not execute -%}{{ return(false) }}{%- endif -%}
+  {#- a run-operation (erase_keys) has no node: asked each time -#}
+  {%- if model is not mapping -%}{{ return(auto_cdc._spark_catalog_is_delta()) }}{%- endif -%}
   {#- asked once per model: the answer is kept in the node's context for its later calls -#}
   {%- if model.get('auto_cdc_spark_delta') is none -%}
     {%- do model.update({'auto_cdc_spark_delta': auto_cdc._spark_catalog_is_delta()}) -%}

@@ -24,7 +24,7 @@
     on-run-end hook (release_failed_models_locks); a killed run's row lapses after lock_timeout.
     Without Delta Lake (parquet only) there is no lease: returns none. Returns the lease relation. -#}
 {% macro spark__take_model_lock(relation, model_name, lock_timeout, statement_timeout) %}
-  {%- if not auto_cdc._spark_catalog_is_delta() -%}{{ return(none) }}{%- endif -%}
+  {%- if not auto_cdc._spark_session_has_delta() -%}{{ return(none) }}{%- endif -%}
   {%- set lease = auto_cdc._side_relation(relation, auto_cdc._names().lease_suffix) -%}
   {%- if load_cached_relation(lease) is none -%}
     {% do auto_cdc._run_sql('create table if not exists ' ~ lease ~ ' (token string, holder string, taken_at timestamp, expires_at timestamp)'
@@ -52,14 +52,19 @@
     rollback, or when the session ends (a killed run: its server session ends when its connection
     is closed, or when statement_timeout cancels what it was running). -#}
 {% macro postgres__take_model_lock(relation, model_name, lock_timeout, statement_timeout) %}
-  {#- the settings, then the lock if it is free, in one statement -#}
-  {%- set try_lock = 'select pg_try_advisory_xact_lock(' ~ auto_cdc._pg_lock_key(relation) ~ ') from (select concat('
-        ~ (auto_cdc._pg_settings(lock_timeout, statement_timeout) | join(', ')) ~ ') as settings) s where s.settings is not null' -%}
-  {%- if not auto_cdc._scalar(try_lock) -%}
-    {%- do log("auto_cdc model '" ~ model_name ~ "': another run of this model is applying to " ~ relation
-          ~ "; waiting for it to finish", info=true) -%}
+  {#- the settings, then the lock if it is free, in one round trip -#}
+  {%- if auto_cdc._run_then_query(auto_cdc._pg_try_lock_sql(relation, lock_timeout, statement_timeout),
+        "select current_setting('auto_cdc.locked')").rows[0][0] != 'on' -%}
     {% do auto_cdc._run_sql(auto_cdc._pg_wait_for_model_lock_sql(relation, model_name)) %}
   {%- endif -%}
+{% endmacro %}
+
+{#- Postgres: the run's settings, then the model's lock if it is free; whether it was is left in the
+    transaction's setting auto_cdc.locked ('on' or 'off'). -#}
+{% macro _pg_try_lock_sql(relation, lock_timeout, statement_timeout) %}
+  {{ return('do $auto_cdc$ begin perform ' ~ (auto_cdc._pg_settings(lock_timeout, statement_timeout) | join(', '))
+        ~ "; perform set_config('auto_cdc.locked', case when pg_try_advisory_xact_lock(" ~ auto_cdc._pg_lock_key(relation)
+        ~ ") then 'on' else 'off' end, true); end $auto_cdc$") }}
 {% endmacro %}
 
 {#- Postgres: the run's settings (set_config calls, for its transaction). JIT off: the apply's statements
@@ -78,8 +83,11 @@
   {{ return("hashtext('auto_cdc'), hashtext('" ~ (relation.render() | replace("'", "''")) ~ "')") }}
 {% endmacro %}
 
-{#- Postgres: wait for the model's advisory lock (until lock_timeout; then fail naming its holders). -#}
+{#- Postgres: wait for the model's advisory lock (until lock_timeout; then fail naming its holders); the
+    wait is logged. -#}
 {% macro _pg_wait_for_model_lock_sql(relation, model_name) %}
+  {%- do log("auto_cdc model '" ~ model_name ~ "': another run of this model is applying to " ~ relation
+        ~ "; waiting for it to finish", info=true) -%}
   {{ return(auto_cdc._wait_for_lock_sql(model_name, "the model's lock", 'perform pg_advisory_xact_lock(' ~ auto_cdc._pg_lock_key(relation) ~ ')',
         "l.locktype = 'advisory' and l.classid = hashtext('auto_cdc')::oid and l.objid = hashtext('"
         ~ (relation.render() | replace("'", "''")) ~ "')::oid and l.objsubid = 2")) }}
@@ -160,18 +168,25 @@
 {% macro default__lock_model(relation) %}
 {% endmacro %}
 
+{#- The model's tables whose existence a concurrent run may change: the target, its event log, its run
+    log and its change feed. -#}
+{% macro _model_tables(relation) %}
+  {%- set n = auto_cdc._names() -%}
+  {%- set tables = [relation] -%}
+  {%- for suffix in [n.log_suffix, n.runs_suffix, n.changes_suffix] -%}
+    {%- do tables.append(auto_cdc._side_relation(relation, suffix)) -%}
+  {%- endfor -%}
+  {{ return(tables) }}
+{% endmacro %}
+
 {#- Spark: the model's lease (take_model_lock), then a check that dbt's cache still knows the model's
     tables as they are: a run that ended while this invocation was starting may have created or
     dropped some, and dbt-spark's cache entries carry the table's format, which a listing does not
     give, so the run fails and asks to be run again instead. Returns the lease. -#}
 {% macro spark__lock_model(relation) %}
-  {%- set n = auto_cdc._names() -%}
   {%- set lease = auto_cdc.take_model_lock(relation, model.name, config.get('lock_timeout', '1h'), none) -%}
   {%- if lease is none -%}{{ return(none) }}{%- endif -%}
-  {%- set relations = [relation] -%}
-  {%- for suffix in [n.log_suffix, n.runs_suffix, n.changes_suffix] -%}
-    {%- do relations.append(auto_cdc._side_relation(relation, suffix)) -%}
-  {%- endfor -%}
+  {%- set relations = auto_cdc._model_tables(relation) -%}
   {%- set names = [] -%}
   {%- for rel in relations -%}{%- do names.append(rel.identifier | lower) -%}{%- endfor -%}
   {%- set found = [] -%}
@@ -192,28 +207,21 @@
 
 {#- Postgres: the model's lock (locking.sql), then dbt's cache brought up to date. -#}
 {% macro postgres__lock_model(relation) %}
-  {%- set n = auto_cdc._names() -%}
-  {%- set names = [relation.identifier] -%}
-  {%- for suffix in [n.log_suffix, n.runs_suffix, n.changes_suffix] -%}
-    {%- do names.append(auto_cdc._side_relation(relation, suffix).identifier) -%}
-  {%- endfor -%}
+  {%- set names = [] -%}
+  {%- for rel in auto_cdc._model_tables(relation) -%}{%- do names.append(rel.identifier) -%}{%- endfor -%}
   {%- set quoted = [] -%}
   {%- for name in names -%}{%- do quoted.append("'" ~ (name | replace("'", "''")) ~ "'") -%}{%- endfor -%}
   {%- set lookup = "select c.relname, c.relkind from pg_class c join pg_namespace s on s.oid = c.relnamespace "
         ~ "where s.nspname = '" ~ (relation.schema | replace("'", "''")) ~ "' and c.relname in (" ~ (quoted | join(', ')) ~ ")" -%}
   {#- one round trip when the lock is free: the settings and the lock (take_model_lock), the target's
       lock (a hand edit of the target waits for this run's commit: locking.sql), and the lookup -#}
-  {%- set try_lock = 'do $auto_cdc$ begin perform ' ~ (auto_cdc._pg_settings(config.get('lock_timeout', '1h'), config.get('statement_timeout')) | join(', '))
-        ~ "; perform set_config('auto_cdc.locked', case when pg_try_advisory_xact_lock(" ~ auto_cdc._pg_lock_key(relation)
-        ~ ") then 'on' else 'off' end, true); end $auto_cdc$" -%}
+  {%- set try_lock = auto_cdc._pg_try_lock_sql(relation, config.get('lock_timeout', '1h'), config.get('statement_timeout')) -%}
   {%- set table = auto_cdc._run_then_query(try_lock ~ ';\n' ~ auto_cdc._lock_target_sql(relation, model.name, "current_setting('auto_cdc.locked') = 'on'"),
         "select current_setting('auto_cdc.locked'), l.relname, l.relkind from (select 1 as one) o left join (" ~ lookup ~ ") l on true") -%}
   {%- set rows = [] -%}
   {%- if table.rows[0][0] == 'on' -%}
     {%- for row in table.rows if row[1] is not none -%}{%- do rows.append([row[1], row[2]]) -%}{%- endfor -%}
   {%- else -%}
-    {%- do log("auto_cdc model '" ~ model.name ~ "': another run of this model is applying to " ~ relation
-          ~ "; waiting for it to finish", info=true) -%}
     {%- for row in auto_cdc._run_then_query(auto_cdc._pg_wait_for_model_lock_sql(relation, model.name) ~ ';\n'
           ~ auto_cdc._lock_target_sql(relation, model.name), lookup).rows -%}
       {%- do rows.append([row[0], row[1]]) -%}
