@@ -6,7 +6,8 @@
     - the batch holds no truncate (it touches every key);
     - the log holds no mask for the key (its hand edits were folded in: edits.sql), and its row in
       the target (SCD type 2: its open version) is the row its last applied event left: it has one
-      exactly when that event is an upsert, with that event's values (no hand edit since).
+      exactly when that event is an upsert, with that event's values (no hand edit since), which
+      is checked by the fingerprint the log keeps of each upsert (row_fingerprint_sql).
   Every other affected key is replayed from its whole history in the log. The fast path's rows:
     - SCD type 1: the latest new event of each key; a delete leaves no row (the log keeps it as the
       tombstone);
@@ -46,6 +47,9 @@
   {%- endfor -%}
   {%- set changed = '(' ~ (changes | join(' or ')) ~ ')' if changes else 'false' -%}
   {%- set previous_op = auto_cdc._q(n.internal_prefix ~ 'previous_op') -%}
+  {#- the log's columns the classification reads: a row is compared by its fingerprint, not its values -#}
+  {%- set narrow = [] -%}
+  {%- for c in keys + seqs + [n.op, n.fingerprint] + tracked if c not in narrow -%}{%- do narrow.append(c) -%}{%- endfor -%}
 with all_keys as (
   {{ auto_cdc.affected_keys_sql(args) }}
 ),
@@ -60,7 +64,7 @@ last_truncate as (
 ),
 {#- the touched keys' events in the log, read once: the last one first, and whether a mask hides any -#}
 last_event as (
-  select l.*,
+  select {{ auto_cdc._cols(narrow, 'l') }},
     row_number() over latest as {{ rank }},
     {%- if open_only %}
     {#- SCD2: the event before each one (the next in this order, for a key without a mask: opened) -#}
@@ -120,7 +124,7 @@ held as (
     count(x.{{ k0 }}) as {{ auto_cdc._q(n.internal_prefix ~ 'as_left') }}
   from {{ args.rel.target }} t
   join touched k on {{ auto_cdc._eq(keys, 't', 'k') }}
-  left join expected x on {{ auto_cdc._eq(keys, 'x', 't') }} and {{ auto_cdc._same(compared, 't', 'x') }}
+  left join expected x on {{ auto_cdc._eq(keys, 'x', 't') }} and {{ auto_cdc.row_fingerprint_sql(compared, 't') }} = x.{{ auto_cdc._q(n.fingerprint) }}
     {%- if open_only %} and t.{{ auto_cdc._q(n.end_at) }} is null{% endif %}
   group by {{ auto_cdc._cols(keys, 't') }}
 )

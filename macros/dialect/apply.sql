@@ -217,8 +217,8 @@ where t.{{ auto_cdc._q(n.bucket) }} in ({{ (buckets or [-1]) | join(', ') }})
 
 {% macro default__append_to_log_sql(args, run_id) %}
   {%- set n = auto_cdc._names() -%}
-insert into {{ args.rel.log }} ({{ auto_cdc._cols(args.plan.stored) }}, {{ auto_cdc._q(n.op) }}, {{ auto_cdc._q(n.run) }})
-select {{ auto_cdc._cols(args.plan.stored) }}, {{ auto_cdc._q(n.op) }}, {{ run_id }}
+insert into {{ args.rel.log }} ({{ auto_cdc._cols(args.plan.stored) }}, {{ auto_cdc._q(n.op) }}, {{ auto_cdc._q(n.run) }}, {{ auto_cdc._q(n.fingerprint) }})
+select {{ auto_cdc._cols(args.plan.stored) }}, {{ auto_cdc._q(n.op) }}, {{ run_id }}, {{ auto_cdc._logged_fingerprint_sql(args) }}
 from {{ args.rel.temp.new }}
 {% endmacro %}
 
@@ -226,9 +226,19 @@ from {{ args.rel.temp.new }}
 {% macro spark__append_to_log_sql(args, run_id) %}
   {%- if auto_cdc._spark_has_merge() -%}{{ return(auto_cdc.default__append_to_log_sql(args, run_id)) }}{%- endif -%}
   {%- set n = auto_cdc._names() -%}
-insert into {{ args.rel.log }} ({{ auto_cdc._cols(args.plan.stored) }}, {{ auto_cdc._q(n.op) }}, {{ auto_cdc._q(n.run) }}, {{ auto_cdc._q(n.bucket) }})
-select {{ auto_cdc._cols(args.plan.stored) }}, {{ auto_cdc._q(n.op) }}, {{ run_id }}, {{ auto_cdc._spark_bucket_expr(args) }}
+insert into {{ args.rel.log }} ({{ auto_cdc._cols(args.plan.stored) }}, {{ auto_cdc._q(n.op) }}, {{ auto_cdc._q(n.run) }}, {{ auto_cdc._q(n.fingerprint) }}, {{ auto_cdc._q(n.bucket) }})
+select {{ auto_cdc._cols(args.plan.stored) }}, {{ auto_cdc._q(n.op) }}, {{ run_id }}, {{ auto_cdc._logged_fingerprint_sql(args) }}, {{ auto_cdc._spark_bucket_expr(args) }}
 from {{ args.rel.temp.new }}
+{% endmacro %}
+
+
+{#- An upsert's fingerprint in the log (row_fingerprint_sql): of its output columns, the values its
+    row in the target holds (a column the model no longer returns is NULL there and left out). -#}
+{% macro _logged_fingerprint_sql(args) %}
+  {%- set n = auto_cdc._names() -%}
+  {%- set columns = [] -%}
+  {%- for c in args.plan.output if c in args.plan.stored -%}{%- do columns.append(c) -%}{%- endfor -%}
+  {{ return('case when ' ~ auto_cdc._q(n.op) ~ " = '" ~ n.upsert ~ "' then " ~ auto_cdc.row_fingerprint_sql(columns) ~ ' end') }}
 {% endmacro %}
 
 

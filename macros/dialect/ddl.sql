@@ -160,7 +160,7 @@ where 1 = 0
   {%- set n = auto_cdc._names() -%}
 create table {{ args.rel.log }} as
 select {{ auto_cdc._cols(args.cfg.stored) }}, {{ auto_cdc._q(n.op) }}, cast(0 as {{ dbt.type_bigint() }}) as {{ auto_cdc._q(n.run) }},
-  cast(null as {{ dbt.type_boolean() }}) as {{ auto_cdc._q(n.edit) }}
+  cast(null as {{ dbt.type_boolean() }}) as {{ auto_cdc._q(n.edit) }}, cast(null as {{ dbt.type_bigint() }}) as {{ auto_cdc._q(n.fingerprint) }}
 from {{ args.rel.temp.batch }}
 where 1 = 0
 {% endmacro %}
@@ -173,7 +173,7 @@ using {{ auto_cdc._spark_format() }}
 {{ auto_cdc._spark_table_properties(false) }}
 as
 select {{ auto_cdc._cols(args.cfg.stored) }}, {{ auto_cdc._q(n.op) }}, cast(0 as bigint) as {{ auto_cdc._q(n.run) }},
-       cast(null as boolean) as {{ auto_cdc._q(n.edit) }}
+       cast(null as boolean) as {{ auto_cdc._q(n.edit) }}, cast(null as bigint) as {{ auto_cdc._q(n.fingerprint) }}
 from {{ args.rel.temp.batch }}
 where 1 = 0
   {%- else %}
@@ -183,7 +183,8 @@ partitioned by ({{ auto_cdc._q(n.bucket) }})
 tblproperties ('auto_cdc.buckets' = '{{ args.plan.spark_buckets }}')
 as
 select {{ auto_cdc._cols(args.cfg.stored) }}, {{ auto_cdc._q(n.op) }}, cast(0 as bigint) as {{ auto_cdc._q(n.run) }},
-       cast(null as boolean) as {{ auto_cdc._q(n.edit) }}, cast(0 as int) as {{ auto_cdc._q(n.bucket) }}
+       cast(null as boolean) as {{ auto_cdc._q(n.edit) }}, cast(null as bigint) as {{ auto_cdc._q(n.fingerprint) }},
+       cast(0 as int) as {{ auto_cdc._q(n.bucket) }}
 from {{ args.rel.temp.batch }}
 where 1 = 0
   {%- endif %}

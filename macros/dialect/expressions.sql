@@ -1,6 +1,6 @@
 {#-
-  SQL expressions whose syntax differs by engine: sequence values and their fields, name lists,
-  the change table's FROM item.
+  SQL expressions whose syntax differs by engine: sequence values and their fields, a row's
+  fingerprint, name lists, the change table's FROM item.
   Each hook: its dispatcher, `default__` (what DuckDB and Postgres share unless they override it), then
   the engines' overrides, each saying how its dialect differs. docs/contributing.md lists them all.
 -#}
@@ -62,6 +62,39 @@
 {#- Postgres: a composite value's field needs the value in parentheses. -#}
 {% macro postgres__seq_field_sql(expr, field) %}
   {{ return('(' ~ expr ~ ').' ~ auto_cdc._q(field)) }}
+{% endmacro %}
+
+
+{#-
+  A row's fingerprint: a 64-bit hash of its non-NULL values, each with its column's name and length
+  (columns in name order), so a NULL column, or a column added later and NULL in older rows, leaves it
+  unchanged. The event log keeps each event's fingerprint (__auto_cdc_fp), and the fast path
+  (paths.sql) compares a touched key's row with its last event's by fingerprint instead of reading
+  every value column of the log. Equal values print equal within one engine and type; any other
+  difference (a type that prints differently after a schema change, say) only sends the key to the
+  replay, which compares the rows themselves.
+-#}
+{% macro row_fingerprint_sql(columns, alias=none) %}
+  {%- set parts = [] -%}
+  {%- for c in columns | sort(case_sensitive=false) -%}
+    {%- set v = 'cast(' ~ (alias ~ '.' if alias else '') ~ auto_cdc._q(c) ~ ' as ' ~ dbt.type_string() ~ ')' -%}
+    {%- do parts.append("coalesce('" ~ (c | replace("'", "''")) ~ "=' || cast(length(" ~ v ~ ") as " ~ dbt.type_string() ~ ") || ':' || " ~ v ~ " || ',', '')") -%}
+  {%- endfor -%}
+  {{ return(adapter.dispatch('row_fingerprint_sql', 'auto_cdc')(parts | join(' || ') if parts else "''")) }}
+{% endmacro %}
+
+{#- Postgres: hashtextextended, a bigint. -#}
+{% macro default__row_fingerprint_sql(text) %}
+  {{ return('hashtextextended(' ~ text ~ ', 0)') }}
+{% endmacro %}
+
+{#- DuckDB: hash() is an unsigned 64-bit value; its top bit is dropped to fit a bigint. -#}
+{% macro duckdb__row_fingerprint_sql(text) %}
+  {{ return('cast(hash(' ~ text ~ ') >> 1 as bigint)') }}
+{% endmacro %}
+
+{% macro spark__row_fingerprint_sql(text) %}
+  {{ return('xxhash64(' ~ text ~ ')') }}
 {% endmacro %}
 
 

@@ -235,6 +235,12 @@ select
   {%- for c in auto_cdc._run_log_columns_added() if runs_columns and c not in runs_columns -%}
     {% do auto_cdc._run_sql(auto_cdc.add_column_sql(rel.runs, c, dbt.type_bigint())) %}
   {%- endfor -%}
+  {#- an event log written before events kept their fingerprint: its events have none, so their keys
+      are replayed until their next event -#}
+  {%- set fingerprint = auto_cdc._names().fingerprint -%}
+  {%- if plan.types.get('log') and (fingerprint | lower) not in (plan.types.log.keys() | map('lower') | list) -%}
+    {% do auto_cdc._run_sql(auto_cdc.add_column_sql(rel.log, fingerprint, dbt.type_bigint())) %}
+  {%- endif -%}
   {#- new and widened columns go into the change feed too (it has the target's columns), when it exists -#}
   {%- set typed = [rel.target, rel.log] -%}
   {%- if plan.add_columns or plan.widen_columns -%}

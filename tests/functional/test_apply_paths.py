@@ -134,6 +134,47 @@ def test_hand_edited_row_sends_its_key_to_the_replay(project, scd):
             (1, "A!", 1, 2), (1, "a", 2, None), (2, "b", 1, 2), (2, "b2", 2, None)]
 
 
+
+@pytest.mark.parametrize("scd", [1, 2])
+@pytest.mark.parametrize("before, after", [(None, ""), ("x", None), ("ab", "a")], ids=["null_to_empty", "value_to_null", "shorter"])
+def test_an_edit_that_only_a_value_s_presence_or_length_shows_sends_its_key_to_the_replay(project, scd, before, after):
+    """The fast path compares a key's row with its last event by the fingerprint the log keeps of each
+    upsert: NULL and '' differ, and so does a value that is a prefix of the one before."""
+    project.table("feed", FEED, [(1, 1, "U", "a", before), (2, 1, "U", "b", before)])
+    project.feed_model("t", "feed", **BASE, stored_as_scd_type=scd)
+    project.run()
+    project.execute(f"update {project.relation('t')} set city = {'null' if after is None else repr(after)} where id = 1")
+    project.insert("feed", COLS, [(1, 2, "U", "a2", before), (2, 2, "U", "b2", before)])
+    project.run()
+    # key 1 was edited: replayed, its edit folded in; key 2 took the fast path
+    assert runs(project, "t")[-1][1:4] == (1, 1, 1)
+    if scd == 2:
+        assert target_rows(project, "t", ["id", "name", "city", "__START_AT", "__END_AT"]) == [
+            (1, "a", after, 1, 2), (1, "a2", before, 2, None), (2, "b", before, 1, 2), (2, "b2", before, 2, None)]
+
+
+@pytest.mark.parametrize("scd", [1, 2])
+def test_a_log_without_fingerprints_gains_them_and_its_keys_are_replayed_until_their_next_event(project, scd):
+    """An event log written before events kept their fingerprint: the next run adds the column; the keys
+    whose last event has none are replayed once, with the same rows, and take the fast path after."""
+    project.table("feed", FEED, [(i, 1, "U", f"n{i}", "x") for i in range(1, 6)])
+    project.feed_model("t", "feed", **BASE, stored_as_scd_type=scd)
+    project.run()
+    log = project.relation("t__auto_cdc_log")
+    project.execute(f'alter table {log} drop column "__auto_cdc_fp"')
+    project.insert("feed", COLS, [(i, 2, "U", f"m{i}", "y") for i in (1, 2)])
+    project.run()
+    assert runs(project, "t")[-1][1:4] == (0, 2, 0)
+    assert project.fetch(f'select count(*) from {log} where "__auto_cdc_fp" is not null') == [(2,)]
+    project.insert("feed", COLS, [(i, 3, "U", f"p{i}", "z") for i in (1, 2, 3)])
+    project.run()
+    # keys 1 and 2 now have fingerprinted last events; key 3's last event is still an old one
+    assert runs(project, "t")[-1][1:4] == (2, 1, 0)
+    current = "1 = 1" if scd == 1 else '"__END_AT" is null'
+    assert sorted(project.fetch(f"select id, name, city from {project.relation('t')} where {current}")) == [
+        (1, "p1", "z"), (2, "p2", "z"), (3, "p3", "z"), (4, "n4", "x"), (5, "n5", "x")]
+
+
 # -- generated feeds: in-order and late keys in the same runs ----------------------------------
 
 @st.composite
