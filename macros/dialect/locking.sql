@@ -67,14 +67,18 @@
         ~ ") then 'on' else 'off' end, true); end $auto_cdc$") }}
 {% endmacro %}
 
-{#- Postgres: the run's settings (set_config calls, for its transaction). JIT off: the apply's statements
-    are joins over a batch whose temp tables the planner misjudges, so it compiled them for longer than
-    they ran (650 ms of a 760 ms statement on a 10,000-event batch). -#}
+{#- Postgres: the run's settings (set_config calls, for its transaction).
+    - JIT off: the apply's statements are joins over a batch whose temp tables the planner misjudges, so
+      it compiled them for longer than they ran (650 ms of a 760 ms statement on a 10,000-event batch).
+    - random_page_cost at most 1.1 (PostgreSQL's suggestion for data mostly in cache or on SSD): at the
+      default 4 the planner reads the whole event log and target to join them with a batch's keys rather
+      than look those keys up in their indexes (docs/benchmarks.md). -#}
 {% macro _pg_settings(lock_timeout, statement_timeout) %}
   {%- set settings = [] -%}
   {%- for name, value in [('lock_timeout', lock_timeout), ('statement_timeout', statement_timeout), ('jit', 'off')] if value is not none -%}
     {%- do settings.append("set_config('" ~ name ~ "', '" ~ (value | string | replace("'", "''")) ~ "', true)") -%}
   {%- endfor -%}
+  {%- do settings.append("set_config('random_page_cost', least(current_setting('random_page_cost')::float8, 1.1)::text, true)") -%}
   {{ return(settings) }}
 {% endmacro %}
 
