@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import os
 import random
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 
 import pytest
@@ -418,12 +419,11 @@ def _ts(value: str) -> datetime:
     return datetime.fromisoformat(value.replace("Z", "+00:00"))
 
 
-def _race_run(p: Project, name: str, proc) -> dict:
+def _race_run(p: Project, name: str, proc, output: str) -> dict:
     """One of the racing dbt processes, once it has ended: its exit code, invocation id, the model's status,
     message and execution interval (target_<name>/run_results.json), and the interval within which it held the
     model's lease (from its JSON debug log logs_<name>/dbt.log: from the moment its append to the lease table
     came back to the moment it sent the delete of its row; None when it took no lease)."""
-    output = proc.communicate()[0]
     results = json.loads((p.path / f"target_{name}" / "run_results.json").read_text())
     node = next(r for r in results["results"] if r["unique_id"] == "model.auto_cdc_it.t")
     execute = next(t for t in node["timing"] if t["name"] == "execute")
@@ -474,7 +474,9 @@ def test_two_dbt_processes_running_one_delta_model_at_once_serialize_or_one_fail
         assert p.fetch(f"select count(*) from {p.relation('feed')}") == [(len(events),)]
         procs = [(n, p.start("run", "--target-path", f"target_{n}", "--log-path", f"logs_{n}", "--log-format-file", "json"))
                  for n in "ab"]
-        runs = [_race_run(p, n, proc) for n, proc in procs]
+        with ThreadPoolExecutor(2) as pool:  # both outputs read as they come: neither run waits on a full pipe
+            outputs = list(pool.map(lambda named: named[1].communicate()[0], procs))
+        runs = [_race_run(p, n, proc, out) for (n, proc), out in zip(procs, outputs)]
         for r in runs:
             assert r["ok"] == (r["status"] == "success"), r["output"][-3000:]
             assert r["ok"] or LEASE_HELD in r["message"], \
