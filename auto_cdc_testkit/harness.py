@@ -78,19 +78,23 @@ class Project:
 
     def __init__(self, path: Path, engine: str = "duckdb", pg_env: Mapping[str, str] | None = None,
                  name: str = "auto_cdc_it", spark_conf: Mapping[str, str] | None = None,
-                 in_process: bool = False, reuse_parse: bool = False, models_config: Mapping[str, Any] | None = None):
+                 in_process: bool = False, reuse_parse: bool = False, models_config: Mapping[str, Any] | None = None,
+                 thrift: Any = None):
         """in_process: run dbt inside this Python process (dbtRunner) rather than as a subprocess. On
         Spark the process then holds one driver (dbt-spark's `session` method shares it between
         invocations) and reads through it (the embedded metastore admits one driver at a time).
         reuse_parse: start from the package as already parsed for an empty project of the same engine
         (see _seed_partial_parse), so the project's first dbt run parses only its own files.
         models_config: configs of every model of the project (dbt_project.yml's `models:`, e.g.
-        {"+file_format": "parquet"})."""
+        {"+file_format": "parquet"}).
+        thrift: on Spark, a testing.spark.ThriftServer: dbt connects to it (dbt-spark's `thrift` method)
+        instead of starting a driver, and the project reads through it; spark_conf is then unused."""
         self.path = Path(path)
         self.in_process = in_process and not FORCE_SUBPROCESS
         self.engine = engine
         self.pg_env = dict(pg_env or {})
         self.spark_conf = dict(spark_conf or {})
+        self.thrift = thrift
         self.schema = "main" if engine == "duckdb" else "it_" + uuid.uuid4().hex[:10]
         self.db_path = self.path / "it.duckdb"
         self.path.mkdir(parents=True, exist_ok=True)
@@ -110,14 +114,17 @@ class Project:
         self._cache: dict[str, list[dict]] | None = None
         if engine == "spark":
             self._write_setup()
-            if self.in_process:
-                # the driver dbt's runs will share; each statement's builder call on an existing session
-                # would otherwise log a warning
-                from auto_cdc_testkit.testing.spark import session
-                session(self.spark_conf).sparkContext.setLogLevel("ERROR")
-            params = "\n".join(f"        {json.dumps(k)}: {json.dumps(v)}" for k, v in self.spark_conf.items())
-            output = (f"type: spark\n      method: session\n      host: localhost\n      schema: '{self.schema}'\n"
-                      f"      threads: 4\n      server_side_parameters:\n{params}")
+            if thrift is not None:
+                output = thrift.profile_output(self.schema)
+            else:
+                if self.in_process:
+                    # the driver dbt's runs will share; each statement's builder call on an existing session
+                    # would otherwise log a warning
+                    from auto_cdc_testkit.testing.spark import session
+                    session(self.spark_conf).sparkContext.setLogLevel("ERROR")
+                params = "\n".join(f"        {json.dumps(k)}: {json.dumps(v)}" for k, v in self.spark_conf.items())
+                output = (f"type: spark\n      method: session\n      host: localhost\n      schema: '{self.schema}'\n"
+                          f"      threads: 4\n      server_side_parameters:\n{params}")
         elif engine == "duckdb":
             output = f"type: duckdb\n      path: '{self.db_path}'\n      threads: 4"
         else:
@@ -212,7 +219,14 @@ class Project:
         process's driver when dbt runs here, else in a short-lived local driver; returns each query's
         rows as dicts."""
         import pickle
-        if self.in_process:
+        if self.thrift is not None:
+            from auto_cdc_testkit.testing.spark_read import read_thrift
+            connection = self.thrift.connect()
+            try:
+                result = read_thrift(connection, self.schema, list(self._pending), dict(queries))
+            finally:
+                connection.close()
+        elif self.in_process:
             from auto_cdc_testkit.testing.spark import session
             from auto_cdc_testkit.testing.spark_read import read
             result = read(session(self.spark_conf), self.schema, list(self._pending), dict(queries))

@@ -85,7 +85,8 @@ if [ ! -x "$VENV/bin/python" ]; then
     fi
 fi
 
-# The Spark tier (AUTO_CDC_ENGINES containing spark) needs the `spark` extra: pyspark and dbt-spark.
+# The Spark tier (AUTO_CDC_ENGINES containing spark) needs the `spark` extra: pyspark and dbt-spark
+# (its session method, and PyHive for its thrift method).
 extras="test"
 case "${AUTO_CDC_ENGINES:-}" in *spark*) extras="test,spark" ;; esac
 

@@ -126,6 +126,16 @@ def spark_cluster():
     cluster.stop()
 
 
+@pytest.fixture
+def spark_thrift_server():
+    """A Spark Thrift server on loopback with Delta's catalog, on a metastore and warehouse of its own (not
+    the cluster's: the test process's driver holds that one), for tests that run two dbt processes on one
+    catalog at once (dbt-spark's `thrift` method)."""
+    from auto_cdc_testkit.testing import spark
+    with spark.thrift_server() as server:
+        yield server
+
+
 # Spark has its own batched module (test_spark.py): one dbt invocation there costs tens of seconds.
 @pytest.fixture(scope="session", params=[e for e in ENGINES if e != "spark"])
 def engine(request):

@@ -20,6 +20,18 @@ path under the cluster's temp dir, and a warehouse dir there too (a local path e
 this machine shares). Derby embedded admits one JVM at a time, so only one driver may run at once
 (the tests run dbt sequentially and read tables with `read_tables`, in a driver of its own).
 
+Two dbt processes on one catalog at once need a server that owns it: ``thrift_server()`` starts a
+Spark Thrift server (HiveServer2, ``org.apache.spark.sql.hive.thriftserver.HiveThriftServer2`` from
+pyspark's jars, through ``spark-submit``) with the same settings, in a temp dir of its own (its own
+Derby metastore and warehouse, so it never contends with the test process's driver for the cluster's
+metastore), on a free loopback port without authentication (NOSASL). It runs in ``local[2]``: the test
+process's driver keeps every core of the loopback cluster for the session (a standalone application
+takes all free cores), so a second application there would wait for executors. Each client connection
+(dbt-spark's ``thrift`` method) is a session of its own in that one driver::
+
+    with spark.thrift_server() as server:
+        server.profile_output("my_schema")   # a dbt-spark `thrift` output for profiles.yml
+
 ``python -m auto_cdc_testkit.testing.spark`` starts a cluster, prints its settings and waits.
 """
 from __future__ import annotations
@@ -215,6 +227,94 @@ def start(workers: int = 2) -> SparkCluster:
         # executors and the driver are one process in local mode: give it the memory
         cluster.conf["spark.driver.memory"] = "2g"
     return cluster
+
+
+THRIFT_START_TIMEOUT = 120.0
+
+
+@dataclass
+class ThriftServer:
+    """A Spark Thrift server on loopback (see the module's docstring); ``catalog`` holds its settings and
+    its temp dir (metastore, warehouse, log)."""
+    catalog: SparkCluster
+    port: int
+    proc: subprocess.Popen | None = None
+    host: str = HOST
+
+    @property
+    def log(self) -> Path:
+        return self.catalog.tmp_dir / "thrift_server.log"
+
+    def log_tail(self, lines: int = 60) -> str:
+        try:
+            return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return "(no log)"
+
+    def profile_output(self, schema: str, threads: int = 1) -> str:
+        """A dbt-spark `thrift` output (YAML, indented for profiles.yml's `outputs:`). dbt-spark polls a
+        running statement every poll_interval seconds (default 5): 1 keeps short statements short."""
+        lines = ["type: spark", "method: thrift", f"host: {self.host}", f"port: {self.port}", "user: dbt",
+                 "auth: NOSASL", f"schema: '{schema}'", f"threads: {threads}", "poll_interval: 1",
+                 "connect_retries: 3", "connect_timeout: 5"]
+        return "\n      ".join(lines)
+
+    def connect(self):
+        """A PyHive connection to the server (a session of its own)."""
+        from pyhive import hive
+        return hive.connect(host=self.host, port=self.port, username="dbt", auth="NOSASL")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+        shutil.rmtree(self.catalog.tmp_dir, ignore_errors=True)
+
+    def __enter__(self) -> "ThriftServer":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def thrift_server(master: str = "local[2]", timeout: float = THRIFT_START_TIMEOUT) -> ThriftServer:
+    """Start a Spark Thrift server with the tier's settings (Delta's catalog when its jars are there) on a
+    metastore and warehouse of its own; returns once its port accepts connections, or raises with the
+    tail of its log."""
+    ensure_java()
+    tmp = Path(tempfile.mkdtemp(prefix="auto_cdc_thrift_"))
+    # the process's driver and executors in one JVM: give it the memory, as start()'s local fallback does
+    catalog = SparkCluster(tmp, master, "thrift server", conf={"spark.driver.memory": "2g"})
+    jars = delta.jars()
+    if jars:
+        # Delta's classes on the JVM's own class path too: the server runs statements on threads whose
+        # class loader does not see spark.jars (a DROP TABLE there fails on a Delta class not found)
+        catalog.conf["spark.driver.extraClassPath"] = os.pathsep.join(str(j) for j in jars)
+    server = ThriftServer(catalog, _free_port())
+    home = spark_home()
+    argv = [str(home / "bin" / "spark-submit"), "--class", "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2",
+            "--name", "auto_cdc_thrift_server"]
+    for k, v in catalog.spark_conf().items():
+        argv += ["--conf", f"{k}={v}"]
+    for k, v in {"hive.server2.thrift.bind.host": HOST, "hive.server2.thrift.port": str(server.port),
+                 "hive.server2.authentication": "NOSASL", "hive.server2.transport.mode": "binary"}.items():
+        argv += ["--hiveconf", f"{k}={v}"]
+    argv.append("spark-internal")  # no application jar: the class ships with Spark (as sbin/start-thriftserver.sh does)
+    env = dict(os.environ, SPARK_HOME=str(home), SPARK_LOCAL_IP=HOST, SPARK_LOCAL_DIRS=str(tmp / "local"))
+    server.proc = subprocess.Popen(argv, cwd=tmp, env=env, stdout=open(server.log, "w"), stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+    if not _wait_for_port(server.port, server.proc, timeout):
+        tail = server.log_tail()
+        code = server.proc.poll()
+        server.stop()
+        raise RuntimeError(f"the Spark Thrift server did not come up on {HOST}:{server.port} within {timeout:.0f}s"
+                           f" ({'exited with ' + str(code) if code is not None else 'still starting'}); its log ends:\n{tail}")
+    return server
 
 
 def session(conf: dict[str, str]):

@@ -4,7 +4,8 @@ the schema but the side tables. A project whose dbt runs in the test process rea
 session (the one dbt's `session` method uses). Otherwise `python -m auto_cdc_testkit.testing.spark_read`
 takes a pickled job on stdin (the cluster's settings, the statements, the queries) and writes pickled
 rows on stdout, from a driver of its own in local mode (a read of a few small tables needs no
-executors), on the metastore and warehouse the dbt runs use."""
+executors), on the metastore and warehouse the dbt runs use. A project whose dbt runs go to a Spark
+Thrift server reads through it (`read_thrift`, a PyHive connection): the server owns the metastore."""
 import pickle
 import sys
 
@@ -34,6 +35,29 @@ def read(spark, schema: str, pending: list[str], queries: dict[str, str]) -> dic
         cols = df.columns
         result[name] = [dict(zip(cols, (_plain(v) for v in r))) for r in df.collect()]
     return result
+
+
+def read_thrift(connection, schema: str, pending: list[str], queries: dict[str, str]) -> dict[str, list[dict]]:
+    """`read` through a PyHive connection to a Spark Thrift server."""
+    cursor = connection.cursor()
+
+    def rows(sql: str) -> list[dict]:
+        cursor.execute(sql)
+        cols = [d[0] for d in cursor.description or []]
+        return [dict(zip(cols, r)) for r in cursor.fetchall()] if cols else []
+    try:
+        cursor.execute(f"create database if not exists `{schema}`")
+        for sql in pending:
+            cursor.execute(sql)
+        queries = dict(queries)
+        if "*" in queries:
+            del queries["*"]
+            for t in rows(f"show tables in `{schema}`"):
+                if "__auto_cdc_" not in t["tableName"] and not t["isTemporary"]:
+                    queries[t["tableName"]] = f"select * from `{schema}`.`{t['tableName']}`"
+        return {name: rows(sql) for name, sql in queries.items()}
+    finally:
+        cursor.close()
 
 
 def main() -> None:

@@ -16,6 +16,10 @@ the four runs and the reads share one driver (dbt-spark's `session` method):
 - on Delta only: hand edits of targets (SCD1 and SCD2: updates, deletes, inserted rows) kept by later
   runs, and auto_cdc.erase_keys.
 
+Beside that project: runs failed at random statements on Delta, the lease held by another run, and two
+dbt processes racing one Delta model, both connected to a Spark Thrift server (the one test that does not
+run dbt in the test process: its two runs need one metastore that two drivers cannot share).
+
 The whole tier runs twice, on Delta Lake tables (the default where the session has Delta's catalog: no
 file_format is set) and on parquet (file_format: parquet for every model).
 
@@ -27,12 +31,15 @@ from __future__ import annotations
 import json
 import os
 import random
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
 
 import pytest
 
-from auto_cdc_testkit import faults, fixtures as fx
+from auto_cdc_testkit import faults, fixtures as fx, reference as ref
 from auto_cdc_testkit.cases import draw_example
 from auto_cdc_testkit.harness import Project, ordered, sorted_rows, target_rows
+from auto_cdc_testkit.testing import delta
 
 from conftest import ENGINES
 from test_combined import combined_cases
@@ -401,3 +408,99 @@ def test_a_delta_model_run_while_another_run_holds_its_lease_fails_and_writes_no
     assert p.fetch(f"select count(*) from {lease}") == [(0,)]
     p.dbt("run-operation", "auto_cdc.erase_keys", "--args", "{model: t, where: 'id = 1'}")
     assert {r["id"] for r in p.rows("t")} == {2} and p.fetch(f"select count(*) from {lease}") == [(0,)]
+
+
+RACE_ATTEMPTS = 3     # races until one where the two runs overlap
+RACE_EVENTS = 2000    # events per race: a run applies them in about 15 s, the refused run fails in about 3
+LEASE_HELD = "another run of this model holds its lease"
+
+
+def _ts(value: str) -> datetime:
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+def _race_run(p: Project, name: str, proc, output: str) -> dict:
+    """One of the racing dbt processes, once it has ended: its exit code, invocation id, the model's status,
+    message and execution interval (target_<name>/run_results.json), and the interval within which it held the
+    model's lease (from its JSON debug log logs_<name>/dbt.log: from the moment its append to the lease table
+    came back to the moment it sent the delete of its row; None when it took no lease)."""
+    results = json.loads((p.path / f"target_{name}" / "run_results.json").read_text())
+    node = next(r for r in results["results"] if r["unique_id"] == "model.auto_cdc_it.t")
+    execute = next(t for t in node["timing"] if t["name"] == "execute")
+    events = [json.loads(line) for line in (p.path / f"logs_{name}" / "dbt.log").read_text().splitlines() if line.startswith("{")]
+    taken = released = None
+    for i, e in enumerate(events):
+        sql = (e["data"].get("sql") or "").lower() if e["info"]["name"] == "SQLQuery" else ""
+        if "insert into" in sql and "t__auto_cdc_lease" in sql and taken is None:
+            taken = next(_ts(s["info"]["ts"]) for s in events[i + 1:] if s["info"]["name"] == "SQLQueryStatus"
+                         and s["info"]["thread"] == e["info"]["thread"])
+        elif "delete from" in sql and "t__auto_cdc_lease" in sql and taken is not None and released is None:
+            released = _ts(e["info"]["ts"])
+    return {"name": name, "ok": proc.returncode == 0, "output": output, "invocation": results["metadata"]["invocation_id"],
+            "status": node["status"], "message": node.get("message") or "",
+            "execute": (_ts(execute["started_at"]), _ts(execute["completed_at"])),
+            "held": (taken, released) if taken and released else None}
+
+
+def _overlap(a: tuple, b: tuple) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
+
+@pytest.mark.dbt_subprocess  # two dbt processes at once
+def test_two_dbt_processes_running_one_delta_model_at_once_serialize_or_one_fails_and_nothing_is_lost(
+        spark_thrift_server, tmp_path_factory):
+    """Two `dbt run` processes of one SCD2 model on Delta, started together, each connected to one Spark Thrift
+    server (testing/spark.py's thrift_server: the metastore of both processes' sessions). Each run either
+    succeeds or fails at once with the lease error, and not both fail. When one fails, the lease it found is
+    the other run's (the message names that run's invocation); when both succeed, they held the lease one
+    after the other (from their debug logs). The race is repeated, each time with new events, until the two
+    runs' model executions overlap (at most RACE_ATTEMPTS times; the test fails if they never do). Then one
+    more run, and the target equals the reference model's table over every event: nothing lost, nothing
+    applied twice; the lease table is empty."""
+    assert delta.jars(), "no Delta Lake jars: AUTO_CDC_ENGINES=spark bash scripts/bootstrap.sh fetches them"
+    p = Project(tmp_path_factory.mktemp("spark_thrift_race"), "spark", thrift=spark_thrift_server)
+    cols = [c for c, _ in DML_FEED]
+    events = [(i, 1, "U", f"n{i}", "x") for i in range(50)]
+    p.table("feed", DML_FEED, events)
+    p.feed_model("t", "feed", **DML_CFG, stored_as_scd_type=2)
+    p.run()
+    races = []
+    for attempt in range(RACE_ATTEMPTS):
+        batch = [(i % 500, 10 * attempt + 2 + i // 500, "D" if i % 7 == 0 else "U", f"r{attempt}_{i}", "y")
+                 for i in range(RACE_EVENTS)]
+        p.insert("feed", cols, batch)
+        events += batch
+        # the rows go in now, not in the runs' setup hook (which each of the two would run)
+        assert p.fetch(f"select count(*) from {p.relation('feed')}") == [(len(events),)]
+        procs = [(n, p.start("run", "--target-path", f"target_{n}", "--log-path", f"logs_{n}", "--log-format-file", "json"))
+                 for n in "ab"]
+        with ThreadPoolExecutor(2) as pool:  # both outputs read as they come: neither run waits on a full pipe
+            outputs = list(pool.map(lambda named: named[1].communicate()[0], procs))
+        runs = [_race_run(p, n, proc, out) for (n, proc), out in zip(procs, outputs)]
+        for r in runs:
+            assert r["ok"] == (r["status"] == "success"), r["output"][-3000:]
+            assert r["ok"] or LEASE_HELD in r["message"], \
+                f"run {r['name']} failed otherwise: {r['message'][:1500]}\n{r['output'][-2000:]}"
+            assert not r["ok"] or r["held"], f"run {r['name']} succeeded without holding the lease:\n{r['output'][-3000:]}"
+        assert any(r["ok"] for r in runs), "both runs failed:\n" + "\n".join(r["output"][-2000:] for r in runs)
+        failed = [r for r in runs if not r["ok"]]
+        if failed:
+            winner = next(r for r in runs if r["ok"])
+            assert f"dbt invocation {winner['invocation']}" in failed[0]["message"], failed[0]["message"]
+        else:
+            assert not _overlap(runs[0]["held"], runs[1]["held"]), \
+                f"both runs succeeded and held the lease at the same time: {runs[0]['held']}, {runs[1]['held']}"
+        overlapped = _overlap(runs[0]["execute"], runs[1]["execute"])
+        races.append((attempt, "one refused" if failed else "serialized", overlapped,
+                      [(r["name"], r["status"], r["execute"][0].time(), r["execute"][1].time()) for r in runs]))
+        if overlapped:
+            break
+    print(f"races (attempt, outcome, executions overlapped, runs): {races}")
+    assert races[-1][2], f"the two runs never overlapped in {RACE_ATTEMPTS} races: {races}"
+    p.run()
+    config = ref.Config(columns=("id", "name", "city"), key_columns=("id",), scd_type=2)
+    expected = ref.apply([ref.Event(key=(k,), seq=(s,), op=ref.DELETE if op == "D" else ref.UPSERT,
+                                    values={"name": n, "city": c}) for k, s, op, n, c in events], config)
+    target_cols = ["id", "name", "city", "__START_AT", "__END_AT"]
+    assert target_rows(p, "t", target_cols) == sorted_rows(expected, target_cols)
+    assert p.fetch(f"select count(*) from {p.relation('t__auto_cdc_lease')}") == [(0,)]
