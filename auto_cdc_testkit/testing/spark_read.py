@@ -19,22 +19,25 @@ def _plain(v):
     return v
 
 
-def read(spark, schema: str, pending: list[str], queries: dict[str, str]) -> dict[str, list[dict]]:
-    spark.sql(f"create database if not exists `{schema}`")
+def _read(execute, rows, schema: str, pending: list[str], queries: dict[str, str]) -> dict[str, list[dict]]:
+    """The reads, given how to run a statement (`execute`) and how to fetch a query's rows as dicts (`rows`)."""
+    execute(f"create database if not exists `{schema}`")
     for sql in pending:
-        spark.sql(sql)
+        execute(sql)
     queries = dict(queries)
     if "*" in queries:
         del queries["*"]
-        for t in spark.sql(f"show tables in `{schema}`").collect():
-            if "__auto_cdc_" not in t.tableName and not t.isTemporary:
-                queries[t.tableName] = f"select * from `{schema}`.`{t.tableName}`"
-    result = {}
-    for name, sql in queries.items():
+        for t in rows(f"show tables in `{schema}`"):
+            if "__auto_cdc_" not in t["tableName"] and not t["isTemporary"]:
+                queries[t["tableName"]] = f"select * from `{schema}`.`{t['tableName']}`"
+    return {name: rows(sql) for name, sql in queries.items()}
+
+
+def read(spark, schema: str, pending: list[str], queries: dict[str, str]) -> dict[str, list[dict]]:
+    def rows(sql: str) -> list[dict]:
         df = spark.sql(sql)
-        cols = df.columns
-        result[name] = [dict(zip(cols, (_plain(v) for v in r))) for r in df.collect()]
-    return result
+        return [dict(zip(df.columns, (_plain(v) for v in r))) for r in df.collect()]
+    return _read(spark.sql, rows, schema, pending, queries)
 
 
 def read_thrift(connection, schema: str, pending: list[str], queries: dict[str, str]) -> dict[str, list[dict]]:
@@ -46,16 +49,7 @@ def read_thrift(connection, schema: str, pending: list[str], queries: dict[str, 
         cols = [d[0] for d in cursor.description or []]
         return [dict(zip(cols, r)) for r in cursor.fetchall()] if cols else []
     try:
-        cursor.execute(f"create database if not exists `{schema}`")
-        for sql in pending:
-            cursor.execute(sql)
-        queries = dict(queries)
-        if "*" in queries:
-            del queries["*"]
-            for t in rows(f"show tables in `{schema}`"):
-                if "__auto_cdc_" not in t["tableName"] and not t["isTemporary"]:
-                    queries[t["tableName"]] = f"select * from `{schema}`.`{t['tableName']}`"
-        return {name: rows(sql) for name, sql in queries.items()}
+        return _read(cursor.execute, rows, schema, pending, queries)
     finally:
         cursor.close()
 
