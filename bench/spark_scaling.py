@@ -20,8 +20,9 @@ N defaults to 100000 and B to 1% of N; R (rows per bucket) to 5000. At large N a
 number of partitions in the embedded Derby metastore down (R=50000: 200 buckets at 10 M). --engines
 runs only the engines listed (default all three; delta and parquet are Spark with that file_format).
 --json writes the result rows to PATH (after each row, so a run stopped part way keeps what it
-measured). --conf adds or overrides a Spark setting of the driver (e.g. spark.driver.memory=4g; an
-executor can have at most the test cluster's 1g per worker).
+measured). --conf adds or overrides a Spark setting of the driver (e.g. spark.driver.memory=4g); an
+executor can have at most its worker's memory, 1g unless AUTO_CDC_SPARK_WORKER_MEMORY says otherwise
+(e.g. AUTO_CDC_SPARK_WORKER_MEMORY=5g with --conf spark.executor.memory=4g).
 
 It starts its own loopback Spark cluster (auto_cdc_testkit.testing.spark), like the tests, and runs
 dbt in this process, so every Spark run shares one driver (its start is not in any timing).

@@ -207,7 +207,8 @@ def start(workers: int = 2) -> SparkCluster:
         for i in range(workers):
             w = subprocess.Popen(
                 [spark_class, "org.apache.spark.deploy.worker.Worker", "--host", HOST, "--cores", "1",
-                 "--memory", "1g", "--webui-port", str(_free_port()), "--work-dir", str(tmp / f"work{i}"),
+                 "--memory", os.environ.get("AUTO_CDC_SPARK_WORKER_MEMORY", "1g"), "--webui-port", str(_free_port()),
+                 "--work-dir", str(tmp / f"work{i}"),
                  cluster.master_url], env=env, stdout=open(logs / f"worker{i}.log", "w"),
                 stderr=subprocess.STDOUT, start_new_session=True)
             cluster.procs.append(w)
