@@ -224,23 +224,21 @@ select
 {% endmacro %}
 
 
-{#- Run-log columns added since a target was created (which path its keys took). -#}
-{% macro _run_log_columns_added() %}
-  {{ return(['fast_keys', 'replayed_keys']) }}
+{#- Bookkeeping columns added since a target was created, all bigint, by table: the run log's counts of
+    the keys each path took, and the event log's fingerprint of each upsert (an event logged before it
+    has none: its key is replayed until its next event). -#}
+{% macro _bookkeeping_columns_added() %}
+  {{ return({'runs': ['fast_keys', 'replayed_keys'], 'log': [auto_cdc._names().fingerprint]}) }}
 {% endmacro %}
 
 {% macro _apply_schema_changes(args) %}
   {%- set rel, plan = args.rel, args.plan -%}
-  {%- set runs_columns = plan.types.get('runs', {}).keys() | map('lower') | list -%}
-  {%- for c in auto_cdc._run_log_columns_added() if runs_columns and c not in runs_columns -%}
-    {% do auto_cdc._run_sql(auto_cdc.add_column_sql(rel.runs, c, dbt.type_bigint())) %}
+  {%- for table, added in auto_cdc._bookkeeping_columns_added().items() -%}
+    {%- set existing = plan.types.get(table, {}).keys() | map('lower') | list -%}
+    {%- for c in added if existing and (c | lower) not in existing -%}
+      {% do auto_cdc._run_sql(auto_cdc.add_column_sql(rel[table], c, dbt.type_bigint())) %}
+    {%- endfor -%}
   {%- endfor -%}
-  {#- an event log written before events kept their fingerprint: its events have none, so their keys
-      are replayed until their next event -#}
-  {%- set fingerprint = auto_cdc._names().fingerprint -%}
-  {%- if plan.types.get('log') and (fingerprint | lower) not in (plan.types.log.keys() | map('lower') | list) -%}
-    {% do auto_cdc._run_sql(auto_cdc.add_column_sql(rel.log, fingerprint, dbt.type_bigint())) %}
-  {%- endif -%}
   {#- new and widened columns go into the change feed too (it has the target's columns), when it exists -#}
   {%- set typed = [rel.target, rel.log] -%}
   {%- if plan.add_columns or plan.widen_columns -%}

@@ -155,13 +155,16 @@ def test_an_edit_that_only_a_value_s_presence_or_length_shows_sends_its_key_to_t
 
 @pytest.mark.parametrize("scd", [1, 2])
 def test_a_log_without_fingerprints_gains_them_and_its_keys_are_replayed_until_their_next_event(project, scd):
-    """An event log written before events kept their fingerprint: the next run adds the column; the keys
-    whose last event has none are replayed once, with the same rows, and take the fast path after."""
+    """An event log written before events kept their fingerprint (and a run log before it counted the keys of
+    each path): the next run adds the columns; the keys whose last event has none are replayed once, with the
+    same rows, and take the fast path after."""
     project.table("feed", FEED, [(i, 1, "U", f"n{i}", "x") for i in range(1, 6)])
     project.feed_model("t", "feed", **BASE, stored_as_scd_type=scd)
     project.run()
     log = project.relation("t__auto_cdc_log")
     project.execute(f'alter table {log} drop column "__auto_cdc_fp"')
+    for column in ("fast_keys", "replayed_keys"):
+        project.execute(f"alter table {project.relation('t__auto_cdc_runs')} drop column {column}")
     project.insert("feed", COLS, [(i, 2, "U", f"m{i}", "y") for i in (1, 2)])
     project.run()
     assert runs(project, "t")[-1][1:4] == (0, 2, 0)
