@@ -7,8 +7,8 @@
     2. collects the keys they touch (a truncate touches every key) and sorts them into two paths
        (paths.sql): keys whose new events all follow everything applied to them, and whose rows are
        as the log left them, take the fast path; the others are replayed;
-    3. reads the replayed keys' events from the log (history) and all the affected keys' rows from
-       the target (held), once each, into temp tables;
+    3. reads the replayed keys' events from the log (history) and the affected keys' rows from the
+       target (held: an SCD2 key on the fast path, its open version only), once each, into temp tables;
     4. folds hand edits of the replayed keys' rows into the log (edits.sql) and appends the events;
     5. computes the affected keys' rows: the fast path's from the batch and the key's current row,
        the replayed keys' from their whole history (the shape's builder); and

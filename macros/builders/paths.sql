@@ -187,8 +187,9 @@ where {{ rank }} = 1 and {{ op }} = '{{ n.upsert }}'
 {% endmacro %}
 
 
-{#- SCD type 2 rows of the fast-path keys: their closed versions as they are, then the open version
-    continued by the new events. -#}
+{#- SCD type 2 rows of the fast-path keys: the open version continued by the new events. Their closed
+    versions stay as they are: held does not read them (held_rows_sql), so neither stale nor missing
+    holds them and the write leaves them alone. -#}
 {% macro scd2_fast_rows_sql(args) %}
   {%- set cfg = args.cfg -%}
   {%- set n = auto_cdc._names() -%}
@@ -215,13 +216,7 @@ where {{ rank }} = 1 and {{ op }} = '{{ n.upsert }}'
     join {{ args.rel.temp.affected }} a on {{ auto_cdc._eq(cfg.key_columns, 'a', 'b') }}
     where a.{{ fast }} and b.{{ op }} <> '{{ n.truncate }}'
   {%- endset -%}
-select {{ auto_cdc._cols(args.plan.target_columns) }}
-from {{ args.rel.temp.held }}
-where {{ fast }} and {{ auto_cdc._q(n.end_at) }} is not null
-union all
-select * from (
 {{ auto_cdc.scd2_rows_sql(args, events_sql) }}
-) {{ auto_cdc._alias('continued') }}
 {% endmacro %}
 
 

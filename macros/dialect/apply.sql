@@ -186,16 +186,24 @@ where {{ op }} <> '{{ n.truncate }}'
 {% endmacro %}
 
 
-{#- The target's rows of the affected keys, read once (incremental runs: the first run has no target). -#}
+{#- The target's rows of the affected keys, read once (incremental runs: the first run has no target).
+    An SCD2 key on the fast path contributes its open version only: the fast path never changes a
+    closed version, so reading them would make the run's cost grow with the key's history. -#}
 {% macro held_rows_sql(args) %}
   {{ return(adapter.dispatch('held_rows_sql', 'auto_cdc')(args)) }}
 {% endmacro %}
 
-{% macro default__held_rows_sql(args) %}
+{% macro default__held_rows_sql(args, conditions=[]) %}
+  {%- set n = auto_cdc._names() -%}
+  {%- set where = conditions + (['not a.' ~ auto_cdc._q(n.fast) ~ ' or t.' ~ auto_cdc._q(n.end_at) ~ ' is null']
+                                if args.path.fast_path and args.cfg.scd == 2 else []) -%}
 select {{ auto_cdc._cols(args.plan.target_columns, 't') }}
-  {%- if args.path.fast_path %}, a.{{ auto_cdc._q(auto_cdc._names().fast) }}{% endif %}
+  {%- if args.path.fast_path %}, a.{{ auto_cdc._q(n.fast) }}{% endif %}
 from {{ args.rel.target }} t
 join {{ args.rel.temp.affected }} a on {{ auto_cdc._eq(args.cfg.key_columns, 't', 'a') }}
+{%- if where %}
+where ({{ where | join(') and (') }})
+{%- endif %}
 {% endmacro %}
 
 {#- The affected keys' target rows, read from their buckets only (a literal list prunes the rest); Delta
@@ -205,8 +213,7 @@ join {{ args.rel.temp.affected }} a on {{ auto_cdc._eq(args.cfg.key_columns, 't'
   {%- set n = auto_cdc._names() -%}
   {% do auto_cdc._spark_settings() %}
   {%- set buckets = auto_cdc._spark_bucket_list('select distinct ' ~ auto_cdc._spark_bucket_expr(args) ~ ' from ' ~ args.rel.temp.affected) -%}
-{{ auto_cdc.default__held_rows_sql(args) }}
-where t.{{ auto_cdc._q(n.bucket) }} in ({{ (buckets or [-1]) | join(', ') }})
+{{ auto_cdc.default__held_rows_sql(args, ['t.' ~ auto_cdc._q(n.bucket) ~ ' in (' ~ ((buckets or [-1]) | join(', ')) ~ ')']) }}
 {% endmacro %}
 
 
