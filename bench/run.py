@@ -564,6 +564,9 @@ def bench_engine(p: Project, s: dict, parts=PARTS, repeat: int = 1, log=print) -
           f"auto_cdc SCD1 run / hand-written incremental run ({B:,} events into {T1:,} rows)", 1.2)
     ratio("scd1_vs_incremental_apply", lambda: a(f"scd1_{T1}_b{B}") / a(f"incremental_{T1}_b{B}"),
           "same, node execution only", 1.2)
+    ratio("floor_incremental", lambda: a(f"incremental_{T1}_b{B}") / a(f"floor_{T1}_b{B}"),
+          f"hand-written incremental model apply of {B:,} events into {T1:,} rows / floor insert (dbt's own model)",
+          None)
     ratio("late_cost", lambda: a(f"late_{K}_late20") / a(f"late_{K}_late0"),
           f"SCD2 batch with 20% late events / none ({K * s['late_e']:,}-row history)", 2.0)
     ratio("late_history_scaling", lambda: a(f"late_{10 * K}_late20") / a(f"late_{K}_late20"),
