@@ -124,8 +124,12 @@ held as (
     count(x.{{ k0 }}) as {{ auto_cdc._q(n.internal_prefix ~ 'as_left') }}
   from {{ args.rel.target }} t
   join touched k on {{ auto_cdc._eq(keys, 't', 'k') }}
-  left join expected x on {{ auto_cdc._eq(keys, 'x', 't') }} and {{ auto_cdc.row_fingerprint_sql(compared, 't') }} = x.{{ auto_cdc._q(n.fingerprint) }}
-    {%- if open_only %} and t.{{ auto_cdc._q(n.end_at) }} is null{% endif %}
+  {#- SCD2: the open version's fingerprint only (closed versions are counted, never hashed) -#}
+  {%- set fingerprint = auto_cdc.row_fingerprint_sql(compared, 't') -%}
+  {%- if open_only -%}
+    {%- set fingerprint = 'case when t.' ~ auto_cdc._q(n.end_at) ~ ' is null then ' ~ fingerprint ~ ' end' -%}
+  {%- endif %}
+  left join expected x on {{ auto_cdc._eq(keys, 'x', 't') }} and {{ fingerprint }} = x.{{ auto_cdc._q(n.fingerprint) }}
   group by {{ auto_cdc._cols(keys, 't') }}
 )
 {%- if open_only %},
