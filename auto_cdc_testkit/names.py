@@ -21,6 +21,7 @@ NAMES = {
     "seq_type_suffix": "__auto_cdc_seq",
     "batch_suffix": "__auto_cdc_batch",
     "new_suffix": "__auto_cdc_new",
+    "logged_suffix": "__auto_cdc_logged",
     "affected_suffix": "__auto_cdc_affected",
     "history_suffix": "__auto_cdc_history",
     "held_suffix": "__auto_cdc_held",

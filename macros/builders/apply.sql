@@ -23,7 +23,8 @@
     run evolves their schema after its checks. The target is created from the first recomputation.
     The rows the run removes (stale) and adds (missing) are kept aside: they are the run's metrics
     and, with change_data_feed, its change feed. `args`: the resolved config, the relations and the
-    plan ({cfg, rel, plan}); the batch's path (_batch_path) is added as each step decides it. -#}
+    plan ({cfg, rel, plan}); the batch's path (_batch_path) is added as each step decides it, and
+    `run` (this run's id, and whether its new events hold a truncate) once the run's facts are read. -#}
 {% macro _apply_batch(args, incremental, existing) %}
   {%- set n = auto_cdc._names() -%}
   {%- set rel, temp = args.rel, args.rel.temp -%}
@@ -39,7 +40,8 @@
                    '(select coalesce(sum(edited_keys), 0) from ' ~ rel.runs ~ ')',
                    '(' ~ auto_cdc.late_events_sql(args) ~ ')',
                    '(select count(*) from ' ~ temp.batch ~ ')',
-                   '(select count(*) from ' ~ temp.new ~ ')'] -%}
+                   '(select count(*) from ' ~ temp.new ~ ')',
+                   '(select count(*) from ' ~ temp.new ~ ' where ' ~ auto_cdc._q(n.op) ~ " = '" ~ n.truncate ~ "')"] -%}
   {%- if incremental and args.plan.check_feed -%}
     {%- set row = auto_cdc._check_feed(args, rel.log, facts, create_new) -%}
   {%- else -%}
@@ -47,6 +49,8 @@
   {%- endif -%}
   {%- set run_id = row[0] | int -%}
   {%- set has_edits = (row[1] | int) > 0 -%}
+  {#- this run's id, and whether its new events hold a truncate (it touches every key: no fast path) -#}
+  {%- set args = auto_cdc._with(args, {'run': {'id': run_id, 'truncates': (row[5] | int) > 0}}) -%}
   {%- set metrics = {'events_read': row[3] | int, 'events_applied': row[4] | int, 'late_events': row[2] | int,
                      'num_upserted_rows': 0, 'num_deleted_rows': 0, 'edited_keys': 0,
                      'fast_keys': 0, 'replayed_keys': 0} -%}
@@ -59,11 +63,14 @@
     {{ return(none) }}
   {%- endif -%}
   {#- the affected keys, and which of them take the fast path (macros/builders/paths.sql) -#}
-  {%- set fast = incremental and auto_cdc.fast_path_applies(args) -%}
+  {%- set fast = incremental and not args.run.truncates and auto_cdc.fast_path_applies(args) -%}
   {%- set create_affected = auto_cdc.create_temp_table_sql(temp.affected,
         auto_cdc.classified_keys_sql(args) if fast else auto_cdc.affected_keys_sql(args)) -%}
   {%- set replay = true -%}
   {%- if fast -%}
+    {#- an engine's table of the log's rows the classification reads (classification_log), first -#}
+    {%- set prepare = auto_cdc.classification_log(args).statements -%}
+    {%- if prepare -%}{% do auto_cdc._run_statements(prepare) %}{%- endif -%}
     {%- set paths = auto_cdc._run_then_query(create_affected, 'select count(case when ' ~ auto_cdc._q(n.fast) ~ ' then 1 end), count(*) from ' ~ temp.affected).rows[0] -%}
     {%- do metrics.update({'fast_keys': paths[0] | int, 'replayed_keys': (paths[1] | int) - (paths[0] | int)}) -%}
     {%- set replay = metrics.replayed_keys > 0 -%}

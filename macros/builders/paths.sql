@@ -47,9 +47,9 @@
   {%- endfor -%}
   {%- set changed = '(' ~ (changes | join(' or ')) ~ ')' if changes else 'false' -%}
   {%- set previous_op = auto_cdc._q(n.internal_prefix ~ 'previous_op') -%}
-  {#- the log's columns the classification reads: a row is compared by its fingerprint, not its values -#}
-  {%- set narrow = [] -%}
-  {%- for c in keys + seqs + [n.op, n.fingerprint] + tracked if c not in narrow -%}{%- do narrow.append(c) -%}{%- endfor -%}
+  {%- set narrow = auto_cdc._classified_log_columns(args) -%}
+  {#- the log, or the engine's table of the rows of it read here (classification_log) -#}
+  {%- set log = auto_cdc.classification_log(args).relation -%}
 with all_keys as (
   {{ auto_cdc.affected_keys_sql(args) }}
 ),
@@ -57,7 +57,7 @@ touched as (
   select distinct {{ auto_cdc._cols(keys) }} from {{ args.rel.temp.new }} where {{ op }} <> '{{ n.truncate }}'
 ),
 last_truncate as (
-  select {{ auto_cdc._cols(seqs) }} from {{ args.rel.log }}
+  select {{ auto_cdc._cols(seqs) }} from {{ log }}
   where {{ op }} = '{{ n.truncate }}'
   order by {{ auto_cdc._seq_order(seqs, desc=true) }}
   limit 1
@@ -74,7 +74,7 @@ last_event as (
     {%- endfor %}
     {%- endif %}
     max(case when l.{{ op }} = '{{ n.mask }}' then 1 else 0 end) over (partition by {{ auto_cdc._cols(keys, 'l') }}) as {{ masked }}
-  from {{ args.rel.log }} l
+  from {{ log }} l
   join touched k on {{ auto_cdc._eq(keys, 'l', 'k') }}
   where l.{{ op }} in ('{{ n.upsert }}', '{{ n.delete }}', '{{ n.mask }}')
   window latest as (
@@ -152,7 +152,6 @@ versions as (
 select
   {{ auto_cdc._cols(keys, 'a') }},
   case
-    when exists (select 1 from {{ args.rel.temp.new }} where {{ op }} = '{{ n.truncate }}') then false
     when k.{{ k0 }} is null or lt.{{ k0 }} is not null then false
     when coalesce(h.{{ auto_cdc._q(n.internal_prefix ~ 'rows') }}, 0) <> case when x.{{ k0 }} is null then 0 else 1 end then false
     {%- if open_only %}
@@ -169,6 +168,32 @@ left join expected x on {{ auto_cdc._eq(keys, 'x', 'a') }}
 {%- if open_only %}
 left join versions v on {{ auto_cdc._eq(keys, 'v', 'a') }}
 {%- endif %}
+{% endmacro %}
+
+
+{#- The log's columns the classification reads: a row is compared by its fingerprint, not its values;
+    SCD2 compares an event's tracked columns with the one before it. -#}
+{% macro _classified_log_columns(args) %}
+  {%- set n = auto_cdc._names() -%}
+  {%- set tracked = [] -%}
+  {%- for c in args.plan.tracked if c not in args.plan.add_columns and c in args.plan.stored -%}{%- do tracked.append(c) -%}{%- endfor -%}
+  {%- set narrow = [] -%}
+  {%- for c in args.cfg.key_columns + args.cfg.seq_columns + [n.op, n.fingerprint] + tracked if c not in narrow -%}{%- do narrow.append(c) -%}{%- endfor -%}
+  {{ return(narrow) }}
+{% endmacro %}
+
+{#- The log's rows the classification reads, with one scan of the log: the touched keys' events and the
+    truncates (for engines that read them from a table of their own: classification_log). -#}
+{% macro _classified_log_sql(args) %}
+  {%- set n = auto_cdc._names() -%}
+  {%- set op = auto_cdc._q(n.op) -%}
+  {%- set keys = args.cfg.key_columns -%}
+select {{ auto_cdc._cols(auto_cdc._classified_log_columns(args), 'l') }}
+from {{ args.rel.log }} l
+left join (select distinct {{ auto_cdc._cols(keys) }} from {{ args.rel.temp.new }} where {{ op }} <> '{{ n.truncate }}') k
+  on {{ auto_cdc._eq(keys, 'l', 'k') }}
+where l.{{ op }} = '{{ n.truncate }}'
+   or (k.{{ auto_cdc._q(keys[0]) }} is not null and l.{{ op }} in ('{{ n.upsert }}', '{{ n.delete }}', '{{ n.mask }}'))
 {% endmacro %}
 
 

@@ -28,6 +28,26 @@
 {% endmacro %}
 
 
+{#- The log as the fast path's classification reads it (macros/builders/paths.sql): `relation`, made by
+    `statements` first. -#}
+{% macro classification_log(args) %}
+  {{ return(adapter.dispatch('classification_log', 'auto_cdc')(args)) }}
+{% endmacro %}
+
+{% macro default__classification_log(args) %}
+  {{ return({'relation': args.rel.log, 'statements': []}) }}
+{% endmacro %}
+
+{#- Spark (Delta): every reference to a Delta table in a query lists the table's files while the query
+    is planned (a Spark job), and Spark computes a CTE again for each reference: the classification
+    read the log in five places, and the touched keys' events four times. It reads a temp table of the
+    rows it needs instead (the touched keys' events and the truncates), made with one scan of the log. -#}
+{% macro spark__classification_log(args) %}
+  {{ return({'relation': args.rel.temp.logged,
+             'statements': [auto_cdc.create_temp_table_sql(args.rel.temp.logged, auto_cdc._classified_log_sql(args))]}) }}
+{% endmacro %}
+
+
 {#- Does run `run_id`, whose batch holds no new event, stop after recording itself? -#}
 {% macro skips_empty_runs(args, run_id) %}
   {{ return(adapter.dispatch('skips_empty_runs', 'auto_cdc')(args, run_id)) }}
@@ -153,17 +173,18 @@ where not exists (
 select distinct {{ auto_cdc._cols(cfg.key_columns) }}
 from {{ args.rel.temp.new }}
 where {{ op }} <> '{{ n.truncate }}'
+{%- if args.run.truncates %}
+{#- a truncate touches every key the log holds -#}
 union
 select distinct {{ auto_cdc._cols(cfg.key_columns) }}
 from {{ args.rel.log }}
 where {{ op }} in ('{{ n.upsert }}', '{{ n.delete }}')
-  and exists (select 1 from {{ args.rel.temp.new }} where {{ op }} = '{{ n.truncate }}')
 {%- if args.path.incremental %}
 {#- with the keys only the target has (inserted by hand) -#}
 union
 select distinct {{ auto_cdc._cols(cfg.key_columns) }}
 from {{ args.rel.target }}
-where exists (select 1 from {{ args.rel.temp.new }} where {{ op }} = '{{ n.truncate }}')
+{%- endif %}
 {%- endif %}
 {% endmacro %}
 
@@ -175,7 +196,7 @@ where exists (select 1 from {{ args.rel.temp.new }} where {{ op }} = '{{ n.trunc
   {%- set cfg = args.cfg -%}
   {%- set n = auto_cdc._names() -%}
   {%- set op = auto_cdc._q(n.op) -%}
-  {%- set this_run = '(select coalesce(max(run_id), 0) + 1 from ' ~ args.rel.runs ~ ')' -%}
+  {%- set this_run = args.run.id -%}
 {{ auto_cdc.default__affected_keys_sql(args) }}
 union
 select distinct {{ auto_cdc._cols(cfg.key_columns) }}
