@@ -1,0 +1,84 @@
+"""Each statement of one incremental Spark run: its time and the Spark jobs it started.
+
+    .venv/bin/python bench/profile_spark.py delta 1000000              # file format, target rows
+    .venv/bin/python bench/profile_spark.py parquet 100000 1000         # ... and the batch (default 1%)
+    .venv/bin/python bench/profile_spark.py delta 100000 1000 spark.sql.adaptive.enabled=false   # a setting
+
+It starts the loopback Spark cluster of the tests, builds the SCD2 job of bench/spark_scaling.py (a target of
+N keys, then a batch of B updates spread over the key space), and times every statement the model's
+incremental run sends through dbt-spark's session cursor (a query's time includes fetching its rows), with
+the driver's job count before and after. It prints them in order, the model's execution time and the total.
+"""
+from __future__ import annotations
+
+import json
+import re
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import spark_scaling  # noqa: E402
+
+import dbt.adapters.spark.session as session  # noqa: E402
+
+from auto_cdc_testkit.testing import spark  # noqa: E402
+
+TIMED: list[list] = []  # [sql, seconds, jobs]
+ON = [False]
+
+
+def jobs_so_far() -> int:
+    from pyspark import SparkContext
+    ids = SparkContext._active_spark_context.statusTracker().getJobIdsForGroup(None)
+    return max(ids) + 1 if ids else 0
+
+
+def _timed(method, attribute: bool):
+    """Wrap a Cursor method: execute adds a statement, fetchall adds to the last one."""
+    def wrapper(self, *args):
+        if not ON[0]:
+            return method(self, *args)
+        jobs, t = jobs_so_far(), time.time()
+        result = method(self, *args)
+        spent, started = time.time() - t, jobs_so_far() - jobs
+        if not attribute:
+            TIMED.append([args[0], spent, started])
+        elif TIMED:
+            TIMED[-1][1] += spent
+            TIMED[-1][2] += started
+        return result
+    return wrapper
+
+
+def main(argv: list[str]) -> None:
+    file_format, n = argv[0], int(argv[1])
+    b = int(argv[2]) if len(argv) > 2 and "=" not in argv[2] else max(1, n // 100)
+    conf = dict(a.split("=", 1) for a in argv[2:] if "=" in a)
+    session.Cursor.execute = _timed(session.Cursor.execute, attribute=False)
+    session.Cursor.fetchall = _timed(session.Cursor.fetchall, attribute=True)
+    with spark.start() as cluster:
+        p = spark_scaling.new_project("spark", {**cluster.spark_conf(), **conf}, file_format)
+        p.model("target_scd2", "select * from {{ ref('feed') }}", materialized="auto_cdc", keys=["k"],
+                sequence_by="seq", stored_as_scd_type=2, cursor_column="loaded", except_column_list=["loaded"],
+                spark_buckets=max(1, n // spark_scaling.ROWS_PER_BUCKET))
+        vars_ = {"n": n, "b": b}
+        p.run(extra=["--vars", json.dumps({**vars_, "step": 0})])
+        p.run("feed", extra=["--vars", json.dumps({**vars_, "step": 1})])
+        ON[0] = True
+        jobs = jobs_so_far()
+        p.run("target_scd2", extra=["--vars", json.dumps({**vars_, "step": 1})])
+        ON[0] = False
+        jobs = jobs_so_far() - jobs
+        node = spark_scaling.model_time(p, "target_scd2")
+        p.clean()
+    for i, (sql, spent, started) in enumerate(TIMED):
+        text = " ".join(re.sub(r"/\*.*?\*/", "", sql, count=1, flags=re.S).split())
+        print(f"{i:3d} {spent:6.2f}s {started:3d} jobs  {text[:110]}")
+    print(f"{file_format}, {n:,} rows, batch {b:,}: node {node:.2f}s, {len(TIMED)} statements "
+          f"({sum(t[1] for t in TIMED):.2f}s), {jobs} Spark jobs")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
