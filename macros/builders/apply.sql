@@ -4,9 +4,9 @@
     1. keeps the batch's events the log does not hold yet (re-read events are duplicates: R2), and
        in the same round trip checks the feed (R7) and reads the run's facts; a run with no new
        event records itself and stops there;
-    2. collects the keys they touch (a truncate touches every key) and sorts them into two paths
-       (paths.sql): keys whose new events all follow everything applied to them, and whose rows are
-       as the log left them, take the fast path; the others are replayed;
+    2. collects the keys they touch (a truncate touches every key, and they are all replayed) and
+       sorts them into two paths (paths.sql): keys whose new events all follow everything applied to
+       them, and whose rows are as the log left them, take the fast path; the others are replayed;
     3. reads the replayed keys' events from the log (history) and the affected keys' rows from the
        target (held: an SCD2 key on the fast path, its open version only), once each, into temp tables;
     4. folds hand edits of the replayed keys' rows into the log (edits.sql) and appends the events;
