@@ -64,13 +64,13 @@
   {%- endif -%}
   {#- the affected keys, and which of them take the fast path (macros/builders/paths.sql) -#}
   {%- set fast = incremental and not args.run.truncates and auto_cdc.fast_path_applies(args) -%}
+  {#- the log as the classification reads it: the log, or an engine's table of its rows, made first -#}
+  {%- set logged = auto_cdc.classification_log(args) if fast else none -%}
   {%- set create_affected = auto_cdc.create_temp_table_sql(temp.affected,
-        auto_cdc.classified_keys_sql(args) if fast else auto_cdc.affected_keys_sql(args)) -%}
+        auto_cdc.classified_keys_sql(args, logged.relation) if fast else auto_cdc.affected_keys_sql(args)) -%}
   {%- set replay = true -%}
   {%- if fast -%}
-    {#- an engine's table of the log's rows the classification reads (classification_log), first -#}
-    {%- set prepare = auto_cdc.classification_log(args).statements -%}
-    {%- if prepare -%}{% do auto_cdc._run_statements(prepare) %}{%- endif -%}
+    {%- if logged.statements -%}{% do auto_cdc._run_statements(logged.statements) %}{%- endif -%}
     {%- set paths = auto_cdc._run_then_query(create_affected, 'select count(case when ' ~ auto_cdc._q(n.fast) ~ ' then 1 end), count(*) from ' ~ temp.affected).rows[0] -%}
     {%- do metrics.update({'fast_keys': paths[0] | int, 'replayed_keys': (paths[1] | int) - (paths[0] | int)}) -%}
     {%- set replay = metrics.replayed_keys > 0 -%}

@@ -20,8 +20,9 @@
   among the output columns) replay every affected key.
 -#}
 
-{#- The affected keys (affected_keys_sql), each with __auto_cdc_fast: does it take the fast path? -#}
-{% macro classified_keys_sql(args) %}
+{#- The affected keys (affected_keys_sql), each with __auto_cdc_fast: does it take the fast path? `log`:
+    the log, or the engine's table of the rows of it read here (classification_log). -#}
+{% macro classified_keys_sql(args, log) %}
   {%- set cfg = args.cfg -%}
   {%- set n = auto_cdc._names() -%}
   {%- set op = auto_cdc._q(n.op) -%}
@@ -38,9 +39,8 @@
   {%- set b_seq = [] -%}
   {%- for c in seqs -%}{%- do b_seq.append('b.' ~ auto_cdc._q(c)) -%}{%- endfor -%}
   {%- set new_seq = auto_cdc.seq_value_sql(b_seq, args) -%}
-  {#- SCD2: the tracked columns the log held before this run, and whether an event changes one -#}
-  {%- set tracked = [] -%}
-  {%- for c in args.plan.tracked if c not in args.plan.add_columns and c in args.plan.stored -%}{%- do tracked.append(c) -%}{%- endfor -%}
+  {#- SCD2: whether an event changes a tracked column the log held before this run -#}
+  {%- set tracked = auto_cdc._classified_tracked(args) -%}
   {%- set changes = [] -%}
   {%- for c in tracked -%}
     {%- do changes.append(auto_cdc._q(c) ~ ' is distinct from ' ~ auto_cdc._q(n.internal_prefix ~ 'previous_' ~ loop.index0)) -%}
@@ -48,8 +48,6 @@
   {%- set changed = '(' ~ (changes | join(' or ')) ~ ')' if changes else 'false' -%}
   {%- set previous_op = auto_cdc._q(n.internal_prefix ~ 'previous_op') -%}
   {%- set narrow = auto_cdc._classified_log_columns(args) -%}
-  {#- the log, or the engine's table of the rows of it read here (classification_log) -#}
-  {%- set log = auto_cdc.classification_log(args).relation -%}
 with all_keys as (
   {{ auto_cdc.affected_keys_sql(args) }}
 ),
@@ -171,14 +169,19 @@ left join versions v on {{ auto_cdc._eq(keys, 'v', 'a') }}
 {% endmacro %}
 
 
+{#- The tracked columns the log held before this run. -#}
+{% macro _classified_tracked(args) %}
+  {%- set tracked = [] -%}
+  {%- for c in args.plan.tracked if c not in args.plan.add_columns and c in args.plan.stored -%}{%- do tracked.append(c) -%}{%- endfor -%}
+  {{ return(tracked) }}
+{% endmacro %}
+
 {#- The log's columns the classification reads: a row is compared by its fingerprint, not its values;
     SCD2 compares an event's tracked columns with the one before it. -#}
 {% macro _classified_log_columns(args) %}
   {%- set n = auto_cdc._names() -%}
-  {%- set tracked = [] -%}
-  {%- for c in args.plan.tracked if c not in args.plan.add_columns and c in args.plan.stored -%}{%- do tracked.append(c) -%}{%- endfor -%}
   {%- set narrow = [] -%}
-  {%- for c in args.cfg.key_columns + args.cfg.seq_columns + [n.op, n.fingerprint] + tracked if c not in narrow -%}{%- do narrow.append(c) -%}{%- endfor -%}
+  {%- for c in args.cfg.key_columns + args.cfg.seq_columns + [n.op, n.fingerprint] + auto_cdc._classified_tracked(args) if c not in narrow -%}{%- do narrow.append(c) -%}{%- endfor -%}
   {{ return(narrow) }}
 {% endmacro %}
 
