@@ -29,20 +29,14 @@ TIMED: list[list] = []  # [sql, seconds, jobs]
 ON = [False]
 
 
-def jobs_so_far() -> int:
-    from pyspark import SparkContext
-    ids = SparkContext._active_spark_context.statusTracker().getJobIdsForGroup(None)
-    return max(ids) + 1 if ids else 0
-
-
 def _timed(method, attribute: bool):
     """Wrap a Cursor method: execute adds a statement, fetchall adds to the last one."""
     def wrapper(self, *args):
         if not ON[0]:
             return method(self, *args)
-        jobs, t = jobs_so_far(), time.time()
+        jobs, t = spark_scaling.spark_jobs_so_far(), time.time()
         result = method(self, *args)
-        spent, started = time.time() - t, jobs_so_far() - jobs
+        spent, started = time.time() - t, spark_scaling.spark_jobs_so_far() - jobs
         if not attribute:
             TIMED.append([args[0], spent, started])
         elif TIMED:
@@ -67,10 +61,10 @@ def main(argv: list[str]) -> None:
         p.run(extra=["--vars", json.dumps({**vars_, "step": 0})])
         p.run("feed", extra=["--vars", json.dumps({**vars_, "step": 1})])
         ON[0] = True
-        jobs = jobs_so_far()
+        jobs = spark_scaling.spark_jobs_so_far()
         p.run("target_scd2", extra=["--vars", json.dumps({**vars_, "step": 1})])
         ON[0] = False
-        jobs = jobs_so_far() - jobs
+        jobs = spark_scaling.spark_jobs_so_far() - jobs
         node = spark_scaling.model_time(p, "target_scd2")
         p.clean()
     for i, (sql, spent, started) in enumerate(TIMED):

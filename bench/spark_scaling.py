@@ -66,9 +66,10 @@ def model_time(project: Project, name: str) -> float:
 
 
 def spark_jobs_so_far() -> int:
-    """The number of Spark jobs this process's driver has started (its last job id + 1)."""
-    from pyspark.sql import SparkSession
-    ids = SparkSession.getActiveSession().sparkContext.statusTracker().getJobIdsForGroup(None)
+    """The number of Spark jobs this process's driver has started (its last job id + 1). Read from the
+    process's SparkContext: a thread that has not run a query yet has no active session."""
+    from pyspark import SparkContext
+    ids = SparkContext._active_spark_context.statusTracker().getJobIdsForGroup(None)
     return max(ids) + 1 if ids else 0
 
 
