@@ -23,8 +23,10 @@
     run evolves their schema after its checks. The target is created from the first recomputation.
     The rows the run removes (stale) and adds (missing) are kept aside: they are the run's metrics
     and, with change_data_feed, its change feed. `args`: the resolved config, the relations and the
-    plan ({cfg, rel, plan}); the batch's path (_batch_path) is added as each step decides it, and
-    `run` (this run's id, and whether its new events hold a truncate) once the run's facts are read. -#}
+    plan ({cfg, rel, plan}); the batch's path (_batch_path) is added as each step decides it,
+    `logged` (the log as the run reads it for the batch's keys: touched_log) before its first read,
+    and `run` (this run's id, and whether its new events hold a truncate) once the run's facts are
+    read. -#}
 {% macro _apply_batch(args, incremental, existing) %}
   {%- set n = auto_cdc._names() -%}
   {%- set rel, temp = args.rel, args.rel.temp -%}
@@ -34,6 +36,10 @@
     {% do auto_cdc._create_bookkeeping(args, existing) %}
   {% endif %}
   {%- set args = auto_cdc._with(args, {'path': auto_cdc._batch_path(args, incremental)}) -%}
+  {#- the log as this run reads it for the batch's keys (an engine's table of their events, made first) -#}
+  {%- set logged = auto_cdc.touched_log(args) if incremental else {'relation': rel.log, 'statements': []} -%}
+  {%- if logged.statements -%}{% do auto_cdc._run_statements(logged.statements) %}{%- endif -%}
+  {%- set args = auto_cdc._with(args, {'logged': logged.relation}) -%}
   {%- set create_new = auto_cdc.create_temp_table_sql(temp.new, auto_cdc.new_events_sql(args)) -%}
   {#- the run's facts (with the feed's checks, R7, on incremental runs of a change feed): one query -#}
   {%- set facts = ['(select coalesce(max(run_id), 0) + 1 from ' ~ rel.runs ~ ')',
@@ -42,35 +48,36 @@
                    '(select count(*) from ' ~ temp.batch ~ ')',
                    '(select count(*) from ' ~ temp.new ~ ')',
                    '(select count(*) from ' ~ temp.new ~ ' where ' ~ auto_cdc._q(n.op) ~ " = '" ~ n.truncate ~ "')"] -%}
+  {%- set killed_events = auto_cdc.killed_run_events_sql(args) -%}
+  {%- set facts = facts + ([killed_events] if killed_events else []) -%}
   {%- if incremental and args.plan.check_feed -%}
-    {%- set row = auto_cdc._check_feed(args, rel.log, facts, create_new) -%}
+    {%- set row = auto_cdc._check_feed(args, args.logged, facts, create_new) -%}
   {%- else -%}
     {%- set row = auto_cdc._run_then_query(create_new, 'select ' ~ (facts | join(', '))).rows[0] -%}
   {%- endif -%}
   {%- set run_id = row[0] | int -%}
   {%- set has_edits = (row[1] | int) > 0 -%}
-  {#- this run's id, and whether its new events hold a truncate (it touches every key: no fast path) -#}
-  {%- set args = auto_cdc._with(args, {'run': {'id': run_id, 'truncates': (row[5] | int) > 0}}) -%}
+  {#- this run's id, whether its new events hold a truncate (it touches every key: no fast path), and
+      whether a killed run left events under its id -#}
+  {%- set args = auto_cdc._with(args, {'run': {'id': run_id, 'truncates': (row[5] | int) > 0,
+                                                'killed': killed_events is not none and (row[6] | int) > 0}}) -%}
   {%- set metrics = {'events_read': row[3] | int, 'events_applied': row[4] | int, 'late_events': row[2] | int,
                      'num_upserted_rows': 0, 'num_deleted_rows': 0, 'edited_keys': 0,
                      'fast_keys': 0, 'replayed_keys': 0} -%}
   {% if incremental %}
     {% do auto_cdc._apply_schema_changes(args) %}
   {% endif %}
-  {#- nothing new: nothing to recompute (the run is still recorded) -#}
-  {%- if incremental and metrics.events_applied == 0 and auto_cdc.skips_empty_runs(args, run_id) -%}
+  {#- nothing new, and nothing a killed run left: nothing to recompute (the run is still recorded) -#}
+  {%- if incremental and metrics.events_applied == 0 and not args.run.killed -%}
     {% do auto_cdc._record_run(args, run_id, metrics, false) %}
     {{ return(none) }}
   {%- endif -%}
   {#- the affected keys, and which of them take the fast path (macros/builders/paths.sql) -#}
   {%- set fast = incremental and not args.run.truncates and auto_cdc.fast_path_applies(args) -%}
-  {#- the log as the classification reads it: the log, or an engine's table of its rows, made first -#}
-  {%- set logged = auto_cdc.classification_log(args) if fast else none -%}
   {%- set create_affected = auto_cdc.create_temp_table_sql(temp.affected,
-        auto_cdc.classified_keys_sql(args, logged.relation) if fast else auto_cdc.affected_keys_sql(args)) -%}
+        auto_cdc.classified_keys_sql(args) if fast else auto_cdc.affected_keys_sql(args)) -%}
   {%- set replay = true -%}
   {%- if fast -%}
-    {%- if logged.statements -%}{% do auto_cdc._run_statements(logged.statements) %}{%- endif -%}
     {%- set paths = auto_cdc._run_then_query(create_affected, 'select count(case when ' ~ auto_cdc._q(n.fast) ~ ' then 1 end), count(*) from ' ~ temp.affected).rows[0] -%}
     {%- do metrics.update({'fast_keys': paths[0] | int, 'replayed_keys': (paths[1] | int) - (paths[0] | int)}) -%}
     {%- set replay = metrics.replayed_keys > 0 -%}
@@ -182,7 +189,7 @@
 select count(*) from (
   select distinct {{ auto_cdc._cols(cfg.key_columns + cfg.seq_columns, 'b') }}
   from {{ args.rel.temp.new }} b
-  join {{ args.rel.log }} l on {{ auto_cdc._eq(cfg.key_columns, 'l', 'b') }}
+  join {{ args.logged }} l on {{ auto_cdc._eq(cfg.key_columns, 'l', 'b') }}
   where b.{{ op }} <> '{{ auto_cdc._names().truncate }}'
     and l.{{ op }} in ('{{ auto_cdc._names().upsert }}', '{{ auto_cdc._names().delete }}')
     and {{ auto_cdc._seq_lt(cfg.seq_columns, 'b', 'l') }}
@@ -206,7 +213,7 @@ from (
   group by {{ auto_cdc._cols(rest) }}, {{ op }}
 ) b
 where not exists (
-  select 1 from {{ args.rel.log }} l
+  select 1 from {{ args.logged }} l
   where {{ auto_cdc._eq(cfg.key_columns + cfg.seq_columns, 'l', 'b') }} and l.{{ st }} <= b.{{ st }}
 )
 {%- endmacro %}

@@ -28,9 +28,10 @@
   {%- set n = auto_cdc._names() -%}
   {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.recorded, auto_cdc.desired_rows_sql(args))) %}
   {%- set edited_sql = auto_cdc.edited_keys_sql(args) -%}
-  {%- set killed = auto_cdc.killed_run_keys_sql(args, run_id) -%}
-  {%- if killed -%}
-    {#- keys a killed run logged events for: their rows are the killed run's to write, not hand edits -#}
+  {%- if args.run.killed -%}
+    {#- keys a killed run logged events for (killed_run_events_sql): their rows are the killed run's to
+        write, not hand edits -#}
+    {%- set killed = 'select distinct ' ~ auto_cdc._cols(cfg.key_columns) ~ ' from ' ~ args.rel.log ~ ' where ' ~ auto_cdc._q(n.run) ~ ' = ' ~ run_id -%}
     {%- set k, r = auto_cdc._alias('k'), auto_cdc._alias('r') -%}
     {%- set edited_sql = 'select * from (' ~ edited_sql ~ ') ' ~ k ~ ' where not exists (select 1 from (' ~ killed ~ ') ' ~ r ~ ' where '
           ~ auto_cdc._eq(args.cfg.key_columns, r, k) ~ ')' -%}

@@ -20,9 +20,10 @@
   among the output columns) replay every affected key.
 -#}
 
-{#- The affected keys (affected_keys_sql), each with __auto_cdc_fast: does it take the fast path? `log`:
-    the log, or the engine's table of the rows of it read here (classification_log). -#}
-{% macro classified_keys_sql(args, log) %}
+{#- The affected keys (affected_keys_sql), each with __auto_cdc_fast: does it take the fast path? The
+    log's events of the touched keys are read from args.logged (touched_log). -#}
+{% macro classified_keys_sql(args) %}
+  {%- set log = args.logged -%}
   {%- set cfg = args.cfg -%}
   {%- set n = auto_cdc._names() -%}
   {%- set op = auto_cdc._q(n.op) -%}
@@ -184,21 +185,6 @@ left join versions v on {{ auto_cdc._eq(keys, 'v', 'a') }}
   {%- for c in args.cfg.key_columns + args.cfg.seq_columns + [n.op, n.fingerprint] + auto_cdc._classified_tracked(args) if c not in narrow -%}{%- do narrow.append(c) -%}{%- endfor -%}
   {{ return(narrow) }}
 {% endmacro %}
-
-{#- The log's rows the classification reads, with one scan of the log: the touched keys' events and the
-    truncates (for engines that read them from a table of their own: classification_log). -#}
-{% macro _classified_log_sql(args) %}
-  {%- set n = auto_cdc._names() -%}
-  {%- set op = auto_cdc._q(n.op) -%}
-  {%- set keys = args.cfg.key_columns -%}
-select {{ auto_cdc._cols(auto_cdc._classified_log_columns(args), 'l') }}
-from {{ args.rel.log }} l
-left join (select distinct {{ auto_cdc._cols(keys) }} from {{ args.rel.temp.new }} where {{ op }} <> '{{ n.truncate }}') k
-  on {{ auto_cdc._eq(keys, 'l', 'k') }}
-where l.{{ op }} = '{{ n.truncate }}'
-   or (k.{{ auto_cdc._q(keys[0]) }} is not null and l.{{ op }} in ('{{ n.upsert }}', '{{ n.delete }}', '{{ n.mask }}'))
-{% endmacro %}
-
 
 {#- SCD type 1 rows of the fast-path keys: each key's latest new event, unless it is a delete. -#}
 {% macro scd1_fast_rows_sql(args) %}

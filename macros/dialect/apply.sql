@@ -28,41 +28,60 @@
 {% endmacro %}
 
 
-{#- The log as the fast path's classification reads it (macros/builders/paths.sql): `relation`, made by
-    `statements` first. -#}
-{% macro classification_log(args) %}
-  {{ return(adapter.dispatch('classification_log', 'auto_cdc')(args)) }}
+{#- The log as an incremental run reads it for the batch's keys: its new events (R2), the feed's
+    conflicts (R7), its late events and the fast path's classification (macros/builders/paths.sql).
+    `relation`, made by `statements` first. Every read of it joins the batch's keys, or takes the
+    truncates. -#}
+{% macro touched_log(args) %}
+  {{ return(adapter.dispatch('touched_log', 'auto_cdc')(args)) }}
 {% endmacro %}
 
-{% macro default__classification_log(args) %}
+{% macro default__touched_log(args) %}
   {{ return({'relation': args.rel.log, 'statements': []}) }}
 {% endmacro %}
 
-{#- Spark (Delta): every reference to a Delta table in a query lists the table's files while the query
-    is planned (a Spark job), and Spark computes a CTE again for each reference: the classification
-    read the log in five places, and the touched keys' events four times. It reads a temp table of the
-    rows it needs instead (the touched keys' events and the truncates), made with one scan of the log. -#}
-{% macro spark__classification_log(args) %}
+{#- Spark: every reference to a table in a query lists the table's files while the query is planned (on
+    Delta a Spark job), there is no index to look the batch's keys up with, and Spark computes a CTE
+    again for each reference: the run read the whole log in eight places. It reads a temp table of the
+    rows it needs instead (the batch's keys' events and the truncates), made with one scan of the log. -#}
+{% macro spark__touched_log(args) %}
   {{ return({'relation': args.rel.temp.logged,
-             'statements': [auto_cdc.create_temp_table_sql(args.rel.temp.logged, auto_cdc._classified_log_sql(args))]}) }}
+             'statements': [auto_cdc.create_temp_table_sql(args.rel.temp.logged, auto_cdc._touched_log_sql(args))]}) }}
+{% endmacro %}
+
+{#- The log's events of the batch's keys, and its truncates, with one scan of the log (touched_log). -#}
+{% macro _touched_log_sql(args) %}
+  {%- set n = auto_cdc._names() -%}
+  {%- set op = auto_cdc._q(n.op) -%}
+  {%- set keys = args.cfg.key_columns -%}
+  {%- set l, k = auto_cdc._alias('l'), auto_cdc._alias('k') -%}
+select {{ l }}.*
+from {{ args.rel.log }} {{ l }}
+left join (select distinct {{ auto_cdc._cols(keys) }} from {{ args.rel.temp.batch }} where {{ op }} <> '{{ n.truncate }}') {{ k }}
+  on {{ auto_cdc._eq(keys, l, k) }}
+where {{ l }}.{{ op }} = '{{ n.truncate }}' or {{ k }}.{{ auto_cdc._q(keys[0]) }} is not null
 {% endmacro %}
 
 
-{#- Does run `run_id`, whose batch holds no new event, stop after recording itself? -#}
-{% macro skips_empty_runs(args, run_id) %}
-  {{ return(adapter.dispatch('skips_empty_runs', 'auto_cdc')(args, run_id)) }}
+{#- A scalar query for the run's facts (macros/builders/apply.sql): how many events a killed run logged
+    under this run's id, the one after the run log's last, or none where a run is one transaction and
+    cannot leave any. The run knows the answer as `args.run.killed`: the keys of such events are
+    affected again (affected_keys_sql) and their rows are not hand edits (edits.sql), and a run with
+    nothing new does not stop early. -#}
+{% macro killed_run_events_sql(args) %}
+  {{ return(adapter.dispatch('killed_run_events_sql', 'auto_cdc')(args)) }}
 {% endmacro %}
 
-{% macro default__skips_empty_runs(args, run_id) %}
-  {{ return(true) }}
+{% macro default__killed_run_events_sql(args) %}
+  {{ return(none) }}
 {% endmacro %}
 
-{#- Spark: only when no killed run left events in the log. No transaction holds a run's statements
-    together (on parquet or on Delta), so a run killed after its log append left events under the run
-    id this run has (its run log row was never written), and this run must recompute their keys
-    (spark__affected_keys_sql). -#}
-{% macro spark__skips_empty_runs(args, run_id) %}
-  {{ return((auto_cdc._scalar('select count(*) from ' ~ args.rel.log ~ ' where ' ~ auto_cdc._q(auto_cdc._names().run) ~ ' = ' ~ run_id) | int) == 0) }}
+{#- Spark: no transaction holds a run's statements together (on parquet or on Delta), so a run killed
+    after its log append left events under the run id this run has (its run log row was never
+    written). -#}
+{% macro spark__killed_run_events_sql(args) %}
+  {{ return('(select count(*) from ' ~ args.rel.log ~ ' where ' ~ auto_cdc._q(auto_cdc._names().run)
+            ~ ' = (select coalesce(max(run_id), 0) + 1 from ' ~ args.rel.runs ~ '))') }}
 {% endmacro %}
 
 
@@ -101,14 +120,14 @@
 with logged as (
   select distinct {{ auto_cdc._cols(cfg.key_columns + cfg.seq_columns, 'b') }}, b.{{ op }}
   from {{ args.rel.temp.batch }} b
-  join {{ args.rel.log }} l
+  join {{ args.logged }} l
     on {{ auto_cdc._eq(cfg.key_columns + cfg.seq_columns, 'l', 'b') }}
   where b.{{ op }} <> '{{ n.truncate }}'
     and l.{{ op }} in ('{{ n.upsert }}', '{{ n.delete }}') and l.{{ auto_cdc._q(n.edit) }} is not true
   union all
   select distinct {{ auto_cdc._cols(cfg.key_columns + cfg.seq_columns, 'b') }}, b.{{ op }}
   from {{ args.rel.temp.batch }} b
-  join {{ args.rel.log }} l on {{ auto_cdc._eq(cfg.seq_columns, 'l', 'b') }}
+  join {{ args.logged }} l on {{ auto_cdc._eq(cfg.seq_columns, 'l', 'b') }}
   where b.{{ op }} = '{{ n.truncate }}' and l.{{ op }} = '{{ n.truncate }}'
 )
 select distinct {{ auto_cdc._cols(args.plan.stored, 'b') }}, b.{{ op }}
@@ -142,19 +161,19 @@ from (
   group by {{ auto_cdc._cols(rest) }}, {{ op }}
 ) {{ b }}
 where not exists (
-  select 1 from {{ args.rel.log }} {{ l }}
+  select 1 from {{ args.logged }} {{ l }}
   where {{ auto_cdc._eq(cfg.key_columns + cfg.seq_columns, l, b) }} and {{ l }}.{{ st }} <= {{ b }}.{{ st }}
 )
   {%- else -%}
 select distinct {{ auto_cdc._cols(args.plan.stored, b) }}, {{ b }}.{{ op }}
 from {{ args.rel.temp.batch }} {{ b }}
 where not exists (
-    select 1 from {{ args.rel.log }} {{ l }}
+    select 1 from {{ args.logged }} {{ l }}
     where {{ l }}.{{ op }} <> '{{ n.truncate }}'
       and {{ auto_cdc._eq(cfg.key_columns + cfg.seq_columns, l, b) }}
   )
   and not exists (
-    select 1 from {{ args.rel.log }} {{ l }}
+    select 1 from {{ args.logged }} {{ l }}
     where {{ b }}.{{ op }} = '{{ n.truncate }}' and {{ l }}.{{ op }} = '{{ n.truncate }}'
       and {{ auto_cdc._eq(cfg.seq_columns, l, b) }}
   )
@@ -186,24 +205,16 @@ select distinct {{ auto_cdc._cols(cfg.key_columns) }}
 from {{ args.rel.target }}
 {%- endif %}
 {%- endif %}
-{% endmacro %}
-
-{#- Crash recovery on parquet (no transaction, R8 does not hold): events a killed run appended to
-    the log carry the run id that run would have had, which is this run's (its row in the run log was
-    never written). Their keys are affected again, so the target is recomputed for them even though
-    their events are no longer new. -#}
-{% macro spark__affected_keys_sql(args) %}
-  {%- set cfg = args.cfg -%}
-  {%- set n = auto_cdc._names() -%}
-  {%- set op = auto_cdc._q(n.op) -%}
-  {%- set this_run = args.run.id -%}
-{{ auto_cdc.default__affected_keys_sql(args) }}
+{%- if args.run.killed %}
+{#- a killed run's events (killed_run_events_sql): its keys are recomputed though their events are no
+    longer new, every key if it logged a truncate -#}
 union
 select distinct {{ auto_cdc._cols(cfg.key_columns) }}
 from {{ args.rel.log }}
 where {{ op }} <> '{{ n.truncate }}'
-  and ({{ auto_cdc._q(n.run) }} = {{ this_run }}
-       or exists (select 1 from {{ args.rel.log }} where {{ op }} = '{{ n.truncate }}' and {{ auto_cdc._q(n.run) }} = {{ this_run }}))
+  and ({{ auto_cdc._q(n.run) }} = {{ args.run.id }}
+       or exists (select 1 from {{ args.rel.log }} where {{ op }} = '{{ n.truncate }}' and {{ auto_cdc._q(n.run) }} = {{ args.run.id }}))
+{%- endif %}
 {% endmacro %}
 
 
@@ -435,24 +446,6 @@ from {{ args.rel.temp.missing }}
 {#- Delta: the target's own change data feed. -#}
 {% macro spark__keeps_change_table() %}
   {{ return(not auto_cdc._spark_has_merge()) }}
-{% endmacro %}
-
-
-{#- The keys of events that a killed run logged under this run's id (`run_id`), or none where a run is
-    one transaction and cannot leave any. -#}
-{% macro killed_run_keys_sql(args, run_id) %}
-  {{ return(adapter.dispatch('killed_run_keys_sql', 'auto_cdc')(args, run_id)) }}
-{% endmacro %}
-
-{% macro default__killed_run_keys_sql(args, run_id) %}
-  {{ return(none) }}
-{% endmacro %}
-
-{#- Spark: no transaction holds a run's statements together, so a run killed between its log append
-    and its MERGE leaves the target behind the log; the next run must not read that as a hand edit. -#}
-{% macro spark__killed_run_keys_sql(args, run_id) %}
-  {{ return('select distinct ' ~ auto_cdc._cols(args.cfg.key_columns) ~ ' from ' ~ args.rel.log ~ ' where '
-            ~ auto_cdc._q(auto_cdc._names().run) ~ ' = ' ~ run_id) }}
 {% endmacro %}
 
 

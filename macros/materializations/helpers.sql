@@ -29,7 +29,7 @@
   {%- set n = auto_cdc._names() -%}
   {#- the apply's temp tables (macros/builders/apply.sql), in the order a run creates them -#}
   {%- set temp_names = (['snapshot'] if shape == 'snapshot' else [])
-        + ['batch', 'new', 'logged', 'affected', 'history', 'held', 'recorded', 'edited', 'edits', 'desired', 'stale', 'missing'] -%}
+        + ['batch', 'logged', 'new', 'affected', 'history', 'held', 'recorded', 'edited', 'edits', 'desired', 'stale', 'missing'] -%}
   {%- set log = auto_cdc._side_relation(target_relation, n.log_suffix) -%}
   {%- set runs = auto_cdc._side_relation(target_relation, n.runs_suffix) -%}
   {%- set changes = auto_cdc._side_relation(target_relation, n.changes_suffix) -%}
