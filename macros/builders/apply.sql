@@ -88,7 +88,12 @@
   {%- set args = auto_cdc._with(args, {'path': auto_cdc._batch_path(args, incremental, has_edits, fast, replay)}) -%}
   {#- the replayed keys' events (the log is read once) and the affected keys' target rows -#}
   {%- if args.path.history_ready -%}
-    {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.history, auto_cdc._logged_events_sql(args))) %}
+    {#- args.logged holds every event of the replayed keys unless a truncate or a killed run added keys
+        beyond the batch's, or this run changed the log's columns after copying it -#}
+    {%- set plan = args.plan -%}
+    {%- set whole_log = args.run.truncates or args.run.killed or plan.add_columns or plan.drop_columns or plan.widen_columns -%}
+    {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.history,
+          auto_cdc._logged_events_sql(args, none, none if whole_log else args.logged))) %}
   {%- endif -%}
   {%- if incremental -%}
     {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.held, auto_cdc.held_rows_sql(args))) %}
@@ -116,12 +121,13 @@
   {% do auto_cdc._run_statements(([create_desired] if incremental else [])
         + [auto_cdc.create_temp_table_sql(temp.stale, auto_cdc.stale_rows_sql(args)),
            auto_cdc.create_temp_table_sql(temp.missing, auto_cdc.missing_rows_sql(args))]) %}
-  {% do auto_cdc.write_changes(args) %}
+  {%- set counts = auto_cdc._change_counts(args) -%}
+  {% do auto_cdc.write_changes(args, counts) %}
   {%- if not incremental -%}
     {% do auto_cdc.analyze_relations([rel.target, rel.log]) %}
   {%- endif -%}
   {%- do metrics.update({'edited_keys': edited_keys}) -%}
-  {% do auto_cdc._record_run(args, run_id, metrics, true) %}
+  {% do auto_cdc._record_run(args, run_id, metrics, true, counts) %}
 {% endmacro %}
 
 
@@ -146,28 +152,42 @@
 {% endmacro %}
 
 
-{#- The run's row in the run log and dbt's result message. `written`: the run wrote its stale and
-    missing rows, which give num_upserted_rows and num_deleted_rows (README "Metrics") and, with
-    change_data_feed, the change feed. Where the engine returns rows from an INSERT, the counts come
-    back from the run log's insert itself. -#}
-{% macro _record_run(args, run_id, metrics, written) %}
+{#- The counts of a run's stale and missing rows, as SQL: the rows it upserted, the rows it removed and,
+    of those, the keys' rows it deleted (no missing row has their row key). -#}
+{% macro _change_count_sqls(args) %}
   {%- set pk = auto_cdc._row_key(args) -%}
   {%- set s, m = auto_cdc._alias('s'), auto_cdc._alias('m') -%}
-  {%- set upserted = '(select count(*) from ' ~ args.rel.temp.missing ~ ')' -%}
-  {%- set removed = '(select count(*) from ' ~ args.rel.temp.stale ~ ')' -%}
-  {%- set deleted = '(select count(*) from ' ~ args.rel.temp.stale ~ ' ' ~ s ~ ' where not exists (select 1 from '
-        ~ args.rel.temp.missing ~ ' ' ~ m ~ ' where ' ~ auto_cdc._eq(pk, s, m) ~ '))' -%}
-  {%- set cdf = config.get('change_data_feed', false) -%}
+  {{ return({'upserted': '(select count(*) from ' ~ args.rel.temp.missing ~ ')',
+             'removed': '(select count(*) from ' ~ args.rel.temp.stale ~ ')',
+             'deleted': '(select count(*) from ' ~ args.rel.temp.stale ~ ' ' ~ s ~ ' where not exists (select 1 from '
+                        ~ args.rel.temp.missing ~ ' ' ~ m ~ ' where ' ~ auto_cdc._eq(pk, s, m) ~ '))'}) }}
+{% endmacro %}
+
+{#- The counts (_change_count_sqls) read before the write, where the run needs them then: with
+    change_data_feed (an unchanged target records no change), and where an INSERT returns no rows to
+    count them with (the write skips a MERGE with nothing to write). Else none. -#}
+{% macro _change_counts(args) %}
+  {%- if not config.get('change_data_feed', false) and auto_cdc.insert_returns_rows() -%}{{ return(none) }}{%- endif -%}
+  {%- set sqls = auto_cdc._change_count_sqls(args) -%}
+  {%- set row = auto_cdc._query('select ' ~ sqls.upserted ~ ', ' ~ sqls.removed ~ ', ' ~ sqls.deleted).rows[0] -%}
+  {{ return({'upserted': row[0] | int, 'removed': row[1] | int, 'deleted': row[2] | int}) }}
+{% endmacro %}
+
+{#- The run's row in the run log and dbt's result message. `written`: the run wrote its stale and
+    missing rows, which give num_upserted_rows and num_deleted_rows (README "Metrics") and, with
+    change_data_feed, the change feed; `counts`: theirs when the run read them before the write
+    (_change_counts), else the counts come back from the run log's insert itself. -#}
+{% macro _record_run(args, run_id, metrics, written, counts=none) %}
   {%- set commit_version = none -%}
-  {%- if written and (cdf or not auto_cdc.insert_returns_rows()) -%}
-    {%- set counts = auto_cdc._query('select ' ~ upserted ~ ', ' ~ removed ~ ', ' ~ deleted).rows[0] -%}
-    {%- do metrics.update({'num_upserted_rows': counts[0] | int, 'num_deleted_rows': counts[2] | int}) -%}
-    {%- if cdf and (counts[0] | int) + (counts[1] | int) > 0 -%}
+  {%- if written and counts is not none -%}
+    {%- do metrics.update({'num_upserted_rows': counts.upserted, 'num_deleted_rows': counts.deleted}) -%}
+    {%- if config.get('change_data_feed', false) and counts.upserted + counts.removed > 0 -%}
       {%- set commit_version = auto_cdc.record_changes(args) -%}
     {%- endif -%}
     {% do auto_cdc._run_sql(auto_cdc.record_run_sql(args, run_id, metrics, commit_version)) %}
   {%- elif written -%}
-    {%- set row = auto_cdc._query(auto_cdc.record_run_sql(args, run_id, metrics, none, upserted, deleted)
+    {%- set sqls = auto_cdc._change_count_sqls(args) -%}
+    {%- set row = auto_cdc._query(auto_cdc.record_run_sql(args, run_id, metrics, none, sqls.upserted, sqls.deleted)
           ~ '\nreturning num_upserted_rows, num_deleted_rows').rows[0] -%}
     {%- do metrics.update({'num_upserted_rows': row[0] | int, 'num_deleted_rows': row[1] | int}) -%}
   {%- else -%}

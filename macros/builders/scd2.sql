@@ -22,17 +22,19 @@
 
 {#- The logged events of the affected keys (or of the keys in keys_relation) that count: every
     logged event but truncates, except those a later run masked when it folded hand edits of the key
-    into the log (macros/builders/edits.sql). The run's history temp table is filled from this. -#}
-{% macro _logged_events_sql(args, keys_relation=none) -%}
+    into the log (macros/builders/edits.sql). The run's history temp table is filled from this. `log`:
+    where to read them (by default the log). -#}
+{% macro _logged_events_sql(args, keys_relation=none, log=none) -%}
   {%- set n = auto_cdc._names() -%}
   {%- set op = auto_cdc._q(n.op) -%}
+  {%- set log = log or args.rel.log -%}
   select l.*
-  from {{ args.rel.log }} l
+  from {{ log }} l
   join {{ keys_relation or args.path.replay_keys or args.rel.temp.affected }} a on {{ auto_cdc._eq(args.cfg.key_columns, 'l', 'a') }}
   where l.{{ op }} in ('{{ n.upsert }}', '{{ n.delete }}')
   {%- if args.path.has_edits %}
     and not exists (
-      select 1 from {{ args.rel.log }} m
+      select 1 from {{ log }} m
       where m.{{ op }} = '{{ n.mask }}' and {{ auto_cdc._eq(args.cfg.key_columns, 'm', 'l') }}
         and m.{{ auto_cdc._q(n.run) }} > l.{{ auto_cdc._q(n.run) }}
     )

@@ -338,14 +338,15 @@ merge into {{ relation }} as l using {{ source }} as b on {{ on }} when matched 
 {% endmacro %}
 
 
-{#- Step 5: remove the stale rows from the target and insert the missing ones. -#}
-{% macro write_changes(args) %}
-  {{ return(adapter.dispatch('write_changes', 'auto_cdc')(args)) }}
+{#- Step 5: remove the stale rows from the target and insert the missing ones. `counts`: how many there
+    are, where the run read them before the write (_change_counts), else none. -#}
+{% macro write_changes(args, counts=none) %}
+  {{ return(adapter.dispatch('write_changes', 'auto_cdc')(args, counts)) }}
 {% endmacro %}
 
 {#- One MERGE on the row key (_row_key): a missing row replaces the stale row with its row key (an
     update) or is inserted; a stale row no missing row replaces is deleted. -#}
-{% macro default__write_changes(args) %}
+{% macro default__write_changes(args, counts) %}
   {% do auto_cdc._run_sql(auto_cdc.merge_changes_sql(args)) %}
 {% endmacro %}
 
@@ -355,7 +356,7 @@ merge into {{ relation }} as l using {{ source }} as b on {{ on }} when matched 
     them), where a delete only marks rows and an insert appends: 100,000 rows written into a
     10,000,000-row table took 4.7 s with the MERGE and its commit, 0.3 s this way with a checkpoint
     (docs/benchmarks.md). -#}
-{% macro duckdb__write_changes(args) %}
+{% macro duckdb__write_changes(args, counts) %}
   {%- set pk = auto_cdc._row_key(args) -%}
   {%- set x = auto_cdc._alias('x') -%}
   {% do auto_cdc._run_statements([
@@ -370,20 +371,20 @@ merge into {{ relation }} as l using {{ source }} as b on {{ on }} when matched 
     overwritten from it; a bucket left with no row is dropped. With MERGE (delta, iceberg, hudi): the
     other engines' one MERGE, so that a run is one commit of the target (and one version of its
     change data feed). -#}
-{% macro spark__write_changes(args) %}
+{% macro spark__write_changes(args, counts) %}
   {%- set n = auto_cdc._names() -%}
   {%- set cols = args.plan.target_columns -%}
   {%- set keys = args.cfg.key_columns -%}
   {%- if auto_cdc._spark_has_merge() -%}
-    {#- a MERGE with nothing to write still costs a job and a commit (a version of the change feed) -#}
-    {%- set counts = auto_cdc._query('select (select count(*) from ' ~ args.rel.temp.stale ~ '), (select count(*) from ' ~ args.rel.temp.missing ~ ')').rows[0] -%}
-    {%- if (counts[0] | int) + (counts[1] | int) == 0 -%}{{ return(none) }}{%- endif -%}
+    {#- a MERGE with nothing to write still costs a job and a commit (a version of the change feed);
+        an INSERT returns no rows here, so the run counted them before the write -#}
+    {%- if counts.upserted + counts.removed == 0 -%}{{ return(none) }}{%- endif -%}
     {%- if config.get('change_data_feed', false) and auto_cdc._spark_format() == 'delta' -%}
       {%- if not auto_cdc._spark_cdf_enabled(args.rel.target) -%}
         {% do auto_cdc._run_sql('alter table ' ~ args.rel.target ~ " set tblproperties ('delta.enableChangeDataFeed' = 'true')") %}
       {%- endif -%}
     {%- endif -%}
-    {{ return(auto_cdc.default__write_changes(args)) }}
+    {{ return(auto_cdc.default__write_changes(args, counts)) }}
   {%- endif -%}
   {% do auto_cdc._spark_settings() %}
   {%- set buckets = auto_cdc._spark_bucket_list('select ' ~ auto_cdc._spark_bucket_expr(args) ~ ' from ' ~ args.rel.temp.stale
