@@ -25,8 +25,8 @@
     and, with change_data_feed, its change feed. `args`: the resolved config, the relations and the
     plan ({cfg, rel, plan}); the batch's path (_batch_path) is added as each step decides it,
     `logged` (the log as the run reads it for the batch's keys: touched_log) before its first read,
-    and `run` (this run's id, and whether its new events hold a truncate) once the run's facts are
-    read. -#}
+    and `run` (this run's id, whether its new events hold a truncate, and whether a killed run left
+    events under its id) once the run's facts are read. -#}
 {% macro _apply_batch(args, incremental, existing) %}
   {%- set n = auto_cdc._names() -%}
   {%- set rel, temp = args.rel, args.rel.temp -%}

@@ -42,8 +42,9 @@
 
 {#- Spark: every reference to a table in a query lists the table's files while the query is planned (on
     Delta a Spark job), there is no index to look the batch's keys up with, and Spark computes a CTE
-    again for each reference: the run read the whole log in eight places. It reads a temp table of the
-    rows it needs instead (the batch's keys' events and the truncates), made with one scan of the log. -#}
+    again for each reference: the run's statements read the whole log five times. It reads a temp
+    table of the rows it needs instead (the batch's keys' events and the truncates), made with one
+    scan of the log. -#}
 {% macro spark__touched_log(args) %}
   {{ return({'relation': args.rel.temp.logged,
              'statements': [auto_cdc.create_temp_table_sql(args.rel.temp.logged, auto_cdc._touched_log_sql(args))]}) }}
