@@ -7,7 +7,8 @@ the four runs and the reads share one driver (dbt-spark's `session` method):
 - generated cases from the property tests' strategies (change feeds of every shape, snapshot series,
   snapshots interleaved with events), each compared with the reference model. They are drawn from
   AUTO_CDC_SPARK_SEED, by default the session's property seed (new at each run, printed in the header),
-  so each run explores other cases and a failure is reproducible;
+  so each run explores other cases and a failure is reproducible; and one named case beside them, late
+  events that a truncate logged in an earlier run voids (TRUNCATE_THEN_LATE);
 - the change data feed of test_changes.py (both change tables, and downstream models rebuilt from
   table_changes equal to their upstream targets);
 - on_schema_change: a new column is appended (or ignored), a dropped one kept; 'fail' fails that model
@@ -37,7 +38,7 @@ from datetime import datetime
 import pytest
 
 from auto_cdc_testkit import faults, fixtures as fx, reference as ref
-from auto_cdc_testkit.cases import draw_example
+from auto_cdc_testkit.cases import Case, draw_example
 from auto_cdc_testkit.harness import Project, ordered, sorted_rows, target_rows
 from auto_cdc_testkit.testing import delta
 
@@ -109,6 +110,23 @@ def install_examples(p: Project) -> dict:
     return {"checks": checks, "deliveries": deliveries}
 
 
+def _event(k1, s1, op, a, loaded) -> dict:
+    return {"k1": k1, "s1": s1, "op": op, "a": a, "b": None if a is None else f"v{a}", "cols": None, "st": None,
+            "loaded": loaded}
+
+
+# A truncate logged in one run voids the events before it that arrive in a later run: key 1 was deleted
+# before the truncate and gets a late upsert, key 2 an upsert before and after it, key 3 a late upsert
+# after an upsert; key 4 gets in-order events beside them. A run reads the log's truncates for its new
+# events and its classification (a key whose last event is a delete has no row to tell it apart).
+TRUNCATE_THEN_LATE = Case(name="trlate", scd=1, key_columns=["k1"], seq_columns=["s1"], rows=[
+    _event(1, 1, "U", 1, 0), _event(1, 3, "D", None, 0), _event(2, 2, "U", 2, 0), _event(3, 1, "U", 3, 0),
+    _event(4, 1, "U", 4, 0),
+    _event(None, 10, "T", None, 1), _event(4, 11, "U", 41, 1),
+    _event(1, 5, "U", 15, 2), _event(2, 12, "U", 22, 2), _event(3, 6, "U", 36, 2), _event(4, 12, "U", 42, 2),
+    _event(None, 10, "T", None, 2)])
+
+
 def generated_cases(file_format: str = "delta") -> list:
     """The generated cases, each drawn from its own seed (SEED + offset), so the batch is the same at
     every run with the same seed (a failing case is printed whole). Each spreads its rows over RUNS
@@ -120,7 +138,7 @@ def generated_cases(file_format: str = "delta") -> list:
     out = [draw_example(property_cases(i, scd=scd, partial=mode, runs=RUNS), SEED + i) for i, (scd, mode) in enumerate(shapes)]
     out += [draw_example(snapshot_cases(i, scd=scd, runs=RUNS), SEED + 100 + i) for i, scd in enumerate(series)]
     out += [draw_example(combined_cases(i, runs=RUNS), SEED + 200 + i) for i in range(COMBINED_CASES)]
-    return out
+    return out + [TRUNCATE_THEN_LATE]
 
 
 def install_change_feeds(p: Project) -> dict:
