@@ -117,14 +117,16 @@ def _event(k1, s1, op, a, loaded) -> dict:
 
 # A truncate logged in one run voids the events before it that arrive in a later run: key 1 was deleted
 # before the truncate and gets a late upsert, key 2 an upsert before and after it, key 3 a late upsert
-# after an upsert; key 4 gets in-order events beside them. A run reads the log's truncates for its new
-# events and its classification (a key whose last event is a delete has no row to tell it apart).
-TRUNCATE_THEN_LATE = Case(name="trlate", scd=1, key_columns=["k1"], seq_columns=["s1"], rows=[
+# after an upsert; key 4 gets in-order events beside them. The feed is read through its cursor, so the
+# last run's batch holds no truncate (the run before it re-read the truncate's delivery): that run must
+# find the truncate in the log, for its new events and its classification (a key whose last event is a
+# delete has no row to tell it apart).
+TRUNCATE_THEN_LATE = Case(name="trlate", scd=1, key_columns=["k1"], seq_columns=["s1"], use_cursor=True, rows=[
     _event(1, 1, "U", 1, 0), _event(1, 3, "D", None, 0), _event(2, 2, "U", 2, 0), _event(3, 1, "U", 3, 0),
     _event(4, 1, "U", 4, 0),
-    _event(None, 10, "T", None, 1), _event(4, 11, "U", 41, 1),
-    _event(1, 5, "U", 15, 2), _event(2, 12, "U", 22, 2), _event(3, 6, "U", 36, 2), _event(4, 12, "U", 42, 2),
-    _event(None, 10, "T", None, 2)])
+    _event(None, 10, "T", None, 1),
+    _event(4, 11, "U", 41, 2),
+    _event(1, 5, "U", 15, 3), _event(2, 12, "U", 22, 3), _event(3, 6, "U", 36, 3), _event(4, 12, "U", 42, 3)])
 
 
 def generated_cases(file_format: str = "delta") -> list:
