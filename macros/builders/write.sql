@@ -3,7 +3,7 @@
   (Spark on parquet) write them another way (their overrides: macros/dialect/apply.sql).
 -#}
 
-{% macro merge_changes_sql(args) %}
+{% macro merge_changes_sql(args, counts=none) %}
   {%- set pk = auto_cdc._row_key(args) -%}
   {%- set s, m, c = auto_cdc._alias('s'), auto_cdc._alias('m'), auto_cdc._alias('c') -%}
   {%- set upsert = auto_cdc._q(auto_cdc._names().internal_prefix ~ 'upsert') -%}
@@ -13,15 +13,16 @@
   {%- endfor -%}
   {%- set values = [] -%}
   {%- for col in args.plan.target_columns -%}{%- do values.append(c ~ '.' ~ auto_cdc._q(col)) -%}{%- endfor -%}
+  {%- set hint = auto_cdc.broadcast_hint([c], counts.upserted + counts.removed if counts else none) -%}
 merge into {{ args.rel.target }} as t
-using (
+using ({% if hint %}select {{ hint }}* from ({% endif %}
   select {{ auto_cdc._cols(args.plan.target_columns, m) }}, 1 as {{ upsert }}
   from {{ args.rel.temp.missing }} {{ m }}
   union all
   select {{ auto_cdc._cols(args.plan.target_columns, s) }}, 0 as {{ upsert }}
   from {{ args.rel.temp.stale }} {{ s }}
   where not exists (select 1 from {{ args.rel.temp.missing }} {{ m }} where {{ auto_cdc._eq(pk, m, s) }})
-) as {{ c }}
+{% if hint %}) {{ c }}{% endif %}) as {{ c }}
 on {{ auto_cdc._eq(pk, 't', c) }}
 {%- if updated %}
 when matched and {{ c }}.{{ upsert }} = 1 then update set {{ updated | join(', ') }}

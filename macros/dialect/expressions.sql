@@ -98,6 +98,29 @@
 {% endmacro %}
 
 
+{#- A join hint, placed right after a SELECT, that the relations named by `aliases` (the small side of a
+    join with the target or the log: the batch's keys, the rows a run writes) be sent whole to every
+    worker; or nothing. `rows`: how many rows they hold at most, or none where the run does not know. -#}
+{% macro broadcast_hint(aliases, rows) %}
+  {{ return(adapter.dispatch('broadcast_hint', 'auto_cdc')(aliases, rows)) }}
+{% endmacro %}
+
+{#- DuckDB and Postgres choose their joins from their own statistics. -#}
+{% macro default__broadcast_hint(aliases, rows) %}
+  {{ return('') }}
+{% endmacro %}
+
+{#- Spark: a join with the target or the log otherwise sorts both sides (a shuffle of the whole table)
+    unless the session's spark.sql.autoBroadcastJoinThreshold lets it broadcast the small side, and a
+    MERGE's source never qualifies (Delta materializes it without statistics). Up to 100,000 rows (a
+    batch's keys, or the rows a batch writes) the package asks for the broadcast; above that, or where
+    the count is unknown, Spark chooses. -#}
+{% macro spark__broadcast_hint(aliases, rows) %}
+  {%- if rows is none or rows > 100000 -%}{{ return('') }}{%- endif -%}
+  {{ return('/*+ BROADCAST(' ~ (aliases | join(', ')) ~ ') */ ') }}
+{% endmacro %}
+
+
 {#- The column names of a normalised columns_to_update value, one row each. -#}
 {% macro split_names_sql(expr) %}
   {{ return(adapter.dispatch('split_names_sql', 'auto_cdc')(expr)) }}

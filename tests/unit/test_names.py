@@ -3,6 +3,7 @@ import re
 from pathlib import Path
 
 from auto_cdc_testkit import names, reference
+from auto_cdc_testkit.macros import render_macro
 
 MACRO = Path(__file__).resolve().parents[2] / "macros" / "names.sql"
 
@@ -42,30 +43,15 @@ SUFFIXES = [v for k, v in names.NAMES.items() if k.endswith("_suffix")]
 
 
 def render_side_identifier(identifier: str, suffix: str) -> str:
-    """The macro itself, rendered by plain Jinja (dbt's `return`, `local_md5` and the macro `_byte_length`
-    stood in for)."""
+    """The macro itself, rendered by plain Jinja (dbt's `local_md5` and the macro `_byte_length` stood in
+    for)."""
     import hashlib
 
-    import jinja2
-
-    class Returned(Exception):
-        pass
-
-    def ret(value):
-        raise Returned(value)
-
-    body = MACRO.read_text()
-    source = body[body.index("{% macro _side_identifier"):body.index("{% macro _side_relation")]
-    env = jinja2.Environment(extensions=["jinja2.ext.do"])
-    env.globals.update({"return": ret, "local_md5": lambda s: hashlib.md5(s.encode("utf-8")).hexdigest(),
-                        "byte_length": lambda s: len(s.encode("utf-8"))})
-    template = env.from_string(source.replace("auto_cdc._byte_length(", "byte_length(")
-                               + "{% do _side_identifier(identifier, suffix) %}")
-    try:
-        template.render(identifier=identifier, suffix=suffix)
-    except Returned as returned:
-        return returned.args[0]
-    raise AssertionError("the macro returned nothing")
+    return render_macro("names.sql", "{% macro _side_identifier", "{% macro _side_relation",
+                        "_side_identifier(identifier, suffix)",
+                        {"local_md5": lambda s: hashlib.md5(s.encode("utf-8")).hexdigest(),
+                         "auto_cdc": {"_byte_length": lambda s: len(s.encode("utf-8"))}},
+                        identifier=identifier, suffix=suffix)
 
 
 def test_side_identifiers_fit_the_limit_in_bytes_and_stay_unique():

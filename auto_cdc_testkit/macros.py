@@ -1,0 +1,31 @@
+"""Render one of the package's macros with plain Jinja, for unit tests of its logic without dbt: dbt's
+``return`` is stood in for, and ``globals`` stands in for whatever else the macro calls."""
+from __future__ import annotations
+
+from pathlib import Path
+
+MACROS = Path(__file__).resolve().parents[1] / "macros"
+
+
+class _Returned(Exception):
+    pass
+
+
+def _return(value):
+    raise _Returned(value)
+
+
+def render_macro(path: str, start: str, end: str, call: str, globals: dict | None = None, **values):
+    """What the macro source between the markers `start` and `end` of macros/`path` returns when
+    `call` (a Jinja expression over `values`) is evaluated."""
+    import jinja2
+
+    body = (MACROS / path).read_text()
+    source = body[body.index(start):body.index(end)]
+    env = jinja2.Environment(extensions=["jinja2.ext.do"])
+    env.globals.update({"return": _return, **(globals or {})})
+    try:
+        env.from_string(source + "{% do " + call + " %}").render(**values)
+    except _Returned as returned:
+        return returned.args[0]
+    raise AssertionError(f"{call} returned nothing")
