@@ -14,7 +14,7 @@ rows at both sizes and the batch's B keys touch at most B buckets. Either way th
 rewrites, and so its time, should stay about flat (ratio near 1), where a full rewrite grows 10x.
 
     .venv/bin/python bench/spark_scaling.py [N] [B] [--rows-per-bucket R] [--engines duckdb,delta,parquet]
-                                            [--json PATH] [--conf KEY=VALUE ...]
+                                            [--json PATH] [--conf KEY=VALUE ...] [--only-n]
 
 N defaults to 100000 and B to 1% of N; R (rows per bucket) to 5000. At large N a larger R keeps the
 number of partitions in the embedded Derby metastore down (R=50000: 200 buckets at 10 M). --engines
@@ -22,7 +22,8 @@ runs only the engines listed (default all three; delta and parquet are Spark wit
 --json writes the result rows to PATH (after each row, so a run stopped part way keeps what it
 measured). --conf adds or overrides a Spark setting of the driver (e.g. spark.driver.memory=4g); an
 executor can have at most its worker's memory, 1g unless AUTO_CDC_SPARK_WORKER_MEMORY says otherwise
-(e.g. AUTO_CDC_SPARK_WORKER_MEMORY=5g with --conf spark.executor.memory=4g).
+(e.g. AUTO_CDC_SPARK_WORKER_MEMORY=5g with --conf spark.executor.memory=4g). --only-n runs the N-row
+target alone (a 1% batch of a large target, without its 10x).
 
 It starts its own loopback Spark cluster (auto_cdc_testkit.testing.spark), like the tests, and runs
 dbt in this process, so every Spark run shares one driver (its start is not in any timing).
@@ -108,8 +109,10 @@ def main() -> None:
     ap.add_argument("--engines", default="duckdb,delta,parquet", help="comma-separated: duckdb, delta, parquet")
     ap.add_argument("--json", type=Path, help="write the result rows to this file")
     ap.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting (repeatable)")
+    ap.add_argument("--only-n", action="store_true", help="the target of N rows only, not 10 N as well")
     args = ap.parse_args()
     n, engines = args.n, args.engines.split(",")
+    sizes = (n,) if args.only_n else (n, 10 * n)
     b = args.b or max(1, n // 100)
     extra_conf = dict(c.split("=", 1) for c in args.conf)
     from auto_cdc_testkit.testing import spark
@@ -122,14 +125,14 @@ def main() -> None:
             args.json.parent.mkdir(parents=True, exist_ok=True)
             args.json.write_text(json.dumps(rows, indent=2) + "\n")
 
-    for size in (n, 10 * n) if "duckdb" in engines else ():
+    for size in sizes if "duckdb" in engines else ():
         d = new_project("duckdb")
         keep(dict(engine="duckdb", **job(d, size, b, args.rows_per_bucket)))
         d.clean()
     formats = [e for e in engines if e in ("delta", "parquet")]
     with spark.start() if formats else nullcontext() as cluster:
         for file_format in formats:
-            for size in (n, 10 * n):
+            for size in sizes:
                 p = new_project("spark", {**cluster.spark_conf(), **extra_conf}, file_format)
                 keep(dict(engine=f"{file_format} (Spark, {cluster.mode})", **job(p, size, b, args.rows_per_bucket)))
                 p.clean()
@@ -138,11 +141,11 @@ def main() -> None:
     for r in rows:
         print(f"| {r['engine']} | {r['n']:,} | {r['batch']:,} | {r['buckets'] if 'parquet' in r['engine'] else '-'} "
               f"| {r['first_run_s']} | {r['incremental_s']} | {r['incremental_jobs'] if r['incremental_jobs'] is not None else '-'} |")
-    for eng in engines:
+    for eng in engines if not args.only_n else ():
         small, big = [r for r in rows if r["engine"].startswith(eng)]
         print(f"{eng}: incremental run at 10x target / at 1x = {big['incremental_s'] / max(small['incremental_s'], 0.01):.2f}")
     by = {(r["engine"].split(" ")[0], r["n"]): r["incremental_s"] for r in rows}
-    for size in (n, 10 * n):
+    for size in sizes:
         if ("delta", size) in by and ("parquet", size) in by:
             print(f"at {size:,} rows: parquet / delta incremental time = {by[('parquet', size)] / max(by[('delta', size)], 0.01):.2f}")
 

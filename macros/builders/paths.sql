@@ -63,7 +63,7 @@ last_truncate as (
 ),
 {#- the touched keys' events in the log, read once: the last one first, and whether a mask hides any -#}
 last_event as (
-  select {{ auto_cdc.broadcast_hint(['k'], args.run.new_events) }}{{ auto_cdc._cols(narrow, 'l') }},
+  select {{ auto_cdc.broadcast_hint(['k'], args.run.new_events, keys | length) }}{{ auto_cdc._cols(narrow, 'l') }},
     row_number() over latest as {{ rank }},
     {%- if open_only %}
     {#- SCD2: the event before each one (the next in this order, for a key without a mask: opened) -#}
@@ -95,7 +95,7 @@ late as (
   {%- if open_only %}
   {#- and a key with a version (hand-inserted, say) that starts or ends after a new event -#}
   union
-  select {{ auto_cdc.broadcast_hint(['b'], args.run.new_events) }}distinct {{ auto_cdc._cols(keys, 'b') }}
+  select {{ auto_cdc.broadcast_hint(['b'], args.run.new_events, (keys | length) + (seqs | length)) }}distinct {{ auto_cdc._cols(keys, 'b') }}
   from {{ args.rel.temp.new }} b
   join {{ args.rel.target }} t on {{ auto_cdc._eq(keys, 't', 'b') }}
   where b.{{ op }} <> '{{ n.truncate }}'
@@ -113,7 +113,7 @@ expected as (
     many of those are the row the key's last applied event left and, for SCD2, how many versions
     there are -#}
 held as (
-  select {{ auto_cdc.broadcast_hint(['k'], args.run.new_events) }}{{ auto_cdc._cols(keys, 't') }},
+  select {{ auto_cdc.broadcast_hint(['k'], args.run.new_events, keys | length) }}{{ auto_cdc._cols(keys, 't') }},
   {%- if open_only %}
     count(case when t.{{ auto_cdc._q(n.end_at) }} is null then 1 end) as {{ auto_cdc._q(n.internal_prefix ~ 'rows') }},
     count(*) as {{ auto_cdc._q(n.internal_prefix ~ 'versions') }},

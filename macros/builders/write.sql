@@ -13,7 +13,8 @@
   {%- endfor -%}
   {%- set values = [] -%}
   {%- for col in args.plan.target_columns -%}{%- do values.append(c ~ '.' ~ auto_cdc._q(col)) -%}{%- endfor -%}
-  {%- set hint = auto_cdc.broadcast_hint([c], counts.upserted + counts.removed if counts else none) -%}
+  {%- set hint = auto_cdc.broadcast_hint([c], counts.upserted + counts.removed if counts else none,
+                                        (args.plan.target_columns | length) + 1) -%}
 merge into {{ args.rel.target }} as t
 using ({% if hint %}select {{ hint }}* from ({% endif %}
   select {{ auto_cdc._cols(args.plan.target_columns, m) }}, 1 as {{ upsert }}

@@ -59,7 +59,7 @@
   {%- set op = auto_cdc._q(n.op) -%}
   {%- set keys = args.cfg.key_columns -%}
   {%- set l, k = auto_cdc._alias('l'), auto_cdc._alias('k') -%}
-select {{ auto_cdc.broadcast_hint([k], batch_rows) }}{{ l }}.*
+select {{ auto_cdc.broadcast_hint([k], batch_rows, keys | length) }}{{ l }}.*
 from {{ args.rel.log }} {{ l }}
 left join (select distinct {{ auto_cdc._cols(keys) }} from {{ args.rel.temp.batch }} where {{ op }} <> '{{ n.truncate }}') {{ k }}
   on {{ auto_cdc._eq(keys, l, k) }}
@@ -235,7 +235,7 @@ where {{ op }} <> '{{ n.truncate }}'
                                 if args.path.fast_path and args.cfg.scd == 2 else []) -%}
   {#- the affected keys are the new events' unless a truncate or a killed run adds others -#}
   {%- set keys_at_most = none if args.run.truncates or args.run.killed else args.run.new_events -%}
-select {{ auto_cdc.broadcast_hint(['a'], keys_at_most) }}{{ auto_cdc._cols(args.plan.target_columns, 't') }}
+select {{ auto_cdc.broadcast_hint(['a'], keys_at_most, (args.cfg.key_columns | length) + 1) }}{{ auto_cdc._cols(args.plan.target_columns, 't') }}
   {%- if args.path.fast_path %}, a.{{ auto_cdc._q(n.fast) }}{% endif %}
 from {{ args.rel.target }} t
 join {{ args.rel.temp.affected }} a on {{ auto_cdc._eq(args.cfg.key_columns, 't', 'a') }}

@@ -100,23 +100,25 @@
 
 {#- A join hint, placed right after a SELECT, that the relations named by `aliases` (the small side of a
     join with the target or the log: the batch's keys, the rows a run writes) be sent whole to every
-    worker; or nothing. `rows`: how many rows they hold at most, or none where the run does not know. -#}
-{% macro broadcast_hint(aliases, rows) %}
-  {{ return(adapter.dispatch('broadcast_hint', 'auto_cdc')(aliases, rows)) }}
+    worker; or nothing. `rows`: how many rows they hold at most, or none where the run does not know;
+    `columns`: how many of their columns the join reads. -#}
+{% macro broadcast_hint(aliases, rows, columns) %}
+  {{ return(adapter.dispatch('broadcast_hint', 'auto_cdc')(aliases, rows, columns)) }}
 {% endmacro %}
 
 {#- DuckDB and Postgres choose their joins from their own statistics. -#}
-{% macro default__broadcast_hint(aliases, rows) %}
+{% macro default__broadcast_hint(aliases, rows, columns) %}
   {{ return('') }}
 {% endmacro %}
 
 {#- Spark: a join with the target or the log otherwise sorts both sides (a shuffle of the whole table)
     unless the session's spark.sql.autoBroadcastJoinThreshold lets it broadcast the small side, and a
-    MERGE's source never qualifies (Delta materializes it without statistics). Up to 100,000 rows (a
-    batch's keys, or the rows a batch writes) the package asks for the broadcast; above that, or where
-    the count is unknown, Spark chooses. -#}
-{% macro spark__broadcast_hint(aliases, rows) %}
-  {%- if rows is none or rows > 100000 -%}{{ return('') }}{%- endif -%}
+    MERGE's source never qualifies (Delta materializes it without statistics). Up to 2,000,000 values
+    (rows x columns: a batch of 100,000 rows of 20 columns, or 2,000,000 keys; some tens of MB in the
+    driver) the package asks for the broadcast; above that, or where the count is unknown, Spark
+    chooses. -#}
+{% macro spark__broadcast_hint(aliases, rows, columns) %}
+  {%- if rows is none or rows * columns > 2000000 -%}{{ return('') }}{%- endif -%}
   {{ return('/*+ BROADCAST(' ~ (aliases | join(', ')) ~ ') */ ') }}
 {% endmacro %}
 
