@@ -3,9 +3,9 @@ import re
 from pathlib import Path
 
 from auto_cdc_testkit import names, reference
-from auto_cdc_testkit.macros import render_macro
+from auto_cdc_testkit.macros import MACROS, render_macro
 
-MACRO = Path(__file__).resolve().parents[2] / "macros" / "names.sql"
+MACRO = MACROS / "names.sql"
 
 
 def macro_names() -> dict:
