@@ -11,6 +11,7 @@ project in full.
 """
 from __future__ import annotations
 
+import json
 import re
 
 ENV = "AUTO_CDC_FAULT_AFTER_STATEMENT"
@@ -55,6 +56,25 @@ RAISING_MACRO = """\
   {%- endif -%}
 {% endmacro %}
 """
+
+
+def numbered_statements(log, model: str) -> dict[int, str]:
+    """Statement number -> its SQL, for one model, from the JSON log (``--log-format-file json
+    --log-level-file debug``) of a run made with {"__count__": true} in PLAN_ENV: the hook logs each
+    number right after the statement it counts, so a number belongs to the SQL the model sent last."""
+    out: dict[int, str] = {}
+    last_sql = None
+    pattern = re.compile(rf"auto_cdc statement {re.escape(model)} (\d+)")
+    with open(log, encoding="utf-8") as lines:
+        for line in lines:
+            if not line.startswith("{"):
+                continue
+            info, data = (event := json.loads(line)).get("info", {}), event.get("data", {})
+            if info.get("name") == "SQLQuery" and (data.get("node_info") or {}).get("node_name") == model:
+                last_sql = data.get("sql", "")
+            elif (found := pattern.fullmatch((info.get("msg") or "").strip())) is not None:
+                out[int(found.group(1))] = last_sql
+    return out
 
 
 def count_statements(output: str) -> dict[str, int]:

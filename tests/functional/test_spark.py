@@ -17,7 +17,8 @@ the four runs and the reads share one driver (dbt-spark's `session` method):
 - on Delta only: hand edits of targets (SCD1 and SCD2: updates, deletes, inserted rows) kept by later
   runs, and auto_cdc.erase_keys.
 
-Beside that project: runs failed at random statements on Delta, the lease held by another run, and two
+Beside that project: runs failed at random statements on Delta, a run failed right after its log append (both
+formats), the lease held by another run, and two
 dbt processes racing one Delta model, both connected to a Spark Thrift server (the one test that does not
 run dbt in the test process: its two runs need one metastore that two drivers cannot share).
 
@@ -382,6 +383,52 @@ def test_runs_failed_at_random_statements_on_delta_are_repaired_by_the_next_run(
     print(f"fault trials on Delta (seed {SEED}): {len(batch)}, each run failed after statement (of): "
           f"{sorted((k, v, counts.get(k)) for k, v in plan.items())}, mismatches: {len(failures)}")
     assert not failures, f"seed {SEED} (AUTO_CDC_SPARK_SEED={SEED} repeats it):\n" + "\n".join(failures)
+
+
+# A run that failed right after its log append: the run log has no row for it, so its events are in the
+# log under the id the next run takes, and that next run has nothing new. Key 1 gets an in-order upsert
+# and a delete, key 2 a late upsert, key 3 its first event.
+FAILED_AFTER_APPEND = Case(name="appended", scd=2, key_columns=["k1"], seq_columns=["s1"], rows=[
+    _event(1, 1, "U", 1, 0), _event(2, 1, "U", 2, 0), _event(2, 3, "U", 3, 0),
+    _event(1, 2, "U", 12, 1), _event(1, 4, "D", None, 1), _event(2, 2, "U", 22, 1), _event(3, 1, "U", 3, 1)])
+
+
+@pytest.mark.parametrize("file_format", FORMATS)
+def test_a_run_failed_right_after_its_log_append_is_completed_by_the_next_run(file_format, spark_cluster,
+                                                                             tmp_path_factory):
+    """The fault trials above fail a run after a random statement; this one fails it after the statement
+    that appends its new events to the log, the one state only Spark can be left in (no transaction holds
+    a run's statements together). Two models over the same feed: the first run of part 1 of one of them
+    numbers its statements (auto_cdc_testkit/faults.py), which gives the append's number; the other, in
+    the same state, fails right after it, leaving its events logged and its target as before. The next
+    run finds nothing new in the feed, and must still apply those events (the run's facts count the
+    events logged under its id: killed_run_events_sql)."""
+    import dataclasses
+    counted, failed = FAILED_AFTER_APPEND, dataclasses.replace(FAILED_AFTER_APPEND, name="appended_failed")
+    p = Project(tmp_path_factory.mktemp(f"spark_{file_format}_append"), "spark", spark_conf=spark_cluster.spark_conf(),
+                in_process=True, models_config={"+file_format": "parquet"} if file_format == "parquet" else None)
+    faults.install(p, raising=True)
+    for case in (counted, failed):
+        case.install(p)
+        case.deliver(p, 0)
+    p.run()
+    for case in (counted, failed):
+        case.deliver(p, 1)
+    p.dbt("run", "--select", counted.name, "--log-format-file", "json", "--log-level-file", "debug",
+          env={faults.PLAN_ENV: json.dumps({"__count__": True})})
+    numbered = faults.numbered_statements(p.path / "logs" / "dbt.log", counted.name)
+    appends = [k for k, sql in numbered.items() if f"insert into {p.schema}.{counted.name}__auto_cdc_log " in " ".join(sql.split())]
+    assert len(appends) == 1, f"the log append among the counted run's statements: {appends} of {len(numbered)}"
+    before = p.rows(failed.name)
+    logged = len(p.rows(failed.name + "__auto_cdc_log"))
+    result = p.dbt("run", "--select", failed.name, check=False, env={faults.PLAN_ENV: json.dumps({failed.name: appends[0]})})
+    assert "auto_cdc fault point: failing after statement " + str(appends[0]) in result.output, result.output[-6000:]
+    # the state only a failure between the append and the run log's row leaves
+    assert sorted(map(str, p.rows(failed.name))) == sorted(map(str, before))
+    assert len(p.rows(failed.name + "__auto_cdc_log")) == logged + 4
+    p.run()
+    assert counted.actual(p) == counted.expected()
+    assert failed.actual(p) == failed.expected(), f"{file_format}: the events the failed run logged were not applied"
 
 
 def test_a_delta_model_run_while_another_run_holds_its_lease_fails_and_writes_nothing(spark_cluster, tmp_path_factory):
