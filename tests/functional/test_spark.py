@@ -30,6 +30,7 @@ every shape (SCD type x partial-update mode), 4 snapshot series, 3 combined case
 variants of E2/E3."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
@@ -403,7 +404,6 @@ def test_a_run_failed_right_after_its_log_append_is_completed_by_the_next_run(fi
     the same state, fails right after it, leaving its events logged and its target as before. The next
     run finds nothing new in the feed, and must still apply those events (the run's facts count the
     events logged under its id: killed_run_events_sql)."""
-    import dataclasses
     counted, failed = FAILED_AFTER_APPEND, dataclasses.replace(FAILED_AFTER_APPEND, name="appended_failed")
     p = Project(tmp_path_factory.mktemp(f"spark_{file_format}_append"), "spark", spark_conf=spark_cluster.spark_conf(),
                 in_process=True, models_config={"+file_format": "parquet"} if file_format == "parquet" else None)
@@ -417,7 +417,7 @@ def test_a_run_failed_right_after_its_log_append_is_completed_by_the_next_run(fi
     p.dbt("run", "--select", counted.name, "--log-format-file", "json", "--log-level-file", "debug",
           env={faults.PLAN_ENV: json.dumps({"__count__": True})})
     numbered = faults.numbered_statements(p.path / "logs" / "dbt.log", counted.name)
-    appends = [k for k, sql in numbered.items() if f"insert into {p.schema}.{counted.name}__auto_cdc_log " in " ".join(sql.split())]
+    appends = [k for k, sql in numbered.items() if f"insert into {p.schema}.{counted.name}__auto_cdc_log " in " ".join((sql or "").split())]
     assert len(appends) == 1, f"the log append among the counted run's statements: {appends} of {len(numbered)}"
     before = p.rows(failed.name)
     logged = len(p.rows(failed.name + "__auto_cdc_log"))
