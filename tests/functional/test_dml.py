@@ -77,6 +77,25 @@ def test_scd2_hand_edit_of_a_closed_version_is_folded_in_when_the_key_is_next_re
     assert runs[1:] == [(1, 0, 0), (0, 1, 1)]
 
 
+def test_scd2_hand_delete_or_insert_of_a_closed_version_is_folded_in_by_the_next_run_that_touches_the_key(project):
+    """The fast path counts an SCD2 key's versions against the ones its events make: a closed version deleted
+    or inserted by hand sends the key to the replay in the next run that touches it, which folds the edit into
+    the log then (unlike a hand update of a closed version's values, above)."""
+    project.table("feed", FEED, [(1, 10, "U", "a", "x"), (1, 20, "U", "b", "x"), (2, 20, "U", "p", "x")])
+    project.feed_model("t", "feed", **BASE, stored_as_scd_type=2)
+    project.run()
+    t = project.relation("t")
+    # key 1: its closed version deleted; key 2: a closed version inserted before its first (a gap after it)
+    project.execute(f'delete from {t} where id = 1 and "__START_AT" = 10')
+    project.execute(f"insert into {t} (id, name, city, \"__START_AT\", \"__END_AT\") values (2, 'o', 'x', 5, 10)")
+    project.insert("feed", COLS, [(1, 30, "U", "c", "x"), (2, 30, "U", "q", "x")])
+    project.run()
+    assert target_rows(project, "t", SCD2_COLS) == [
+        (1, "b", 20, 30), (1, "c", 30, None), (2, "o", 5, 10), (2, "p", 20, 30), (2, "q", 30, None)]
+    runs = project.fetch(f"select fast_keys, replayed_keys, edited_keys from {project.relation('t__auto_cdc_runs')} order by run_id")
+    assert runs[1:] == [(0, 2, 2)], "both keys are replayed and their edits folded in by the run that touches them"
+
+
 def test_scd2_delete_after_a_delete_of_a_hand_edited_key_is_kept_by_a_later_late_event(project):
     """A delete that follows another delete leaves no trace in an SCD2 key's rows, so the rows alone cannot
     carry it: after the key's hand edit is folded in, a later late event must still see it in the history."""
