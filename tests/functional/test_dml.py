@@ -96,6 +96,20 @@ def test_scd2_hand_delete_or_insert_of_a_closed_version_is_folded_in_by_the_next
     assert runs[1:] == [(0, 2, 2)], "both keys are replayed and their edits folded in by the run that touches them"
 
 
+def test_scd2_hand_updated_version_is_not_split_by_an_upsert_it_had_absorbed(project):
+    """An upsert that changed no tracked value was absorbed into its version. After a hand update of that
+    version, the upsert no longer agrees with the row, so folding the edit in must not copy it: the version
+    stays whole when a late event replays the key."""
+    project.table("feed", FEED, [(1, 4, "U", "a", "x"), (1, 5, "U", "a", "x"), (1, 6, "D", "a", "x")])
+    project.feed_model("t", "feed", **BASE, stored_as_scd_type=2)
+    project.run()
+    assert target_rows(project, "t", SCD2_COLS) == [(1, "a", 4, 6)]
+    project.execute(f"""update {project.relation('t')} set name = 'edited' where id = 1 and "__START_AT" = 4""")
+    project.insert("feed", COLS, [(1, 2, "U", "z", "x")])
+    project.run()
+    assert target_rows(project, "t", SCD2_COLS) == [(1, "edited", 4, 6), (1, "z", 2, 4)]
+
+
 def test_scd2_delete_after_a_delete_of_a_hand_edited_key_is_kept_by_a_later_late_event(project):
     """A delete that follows another delete leaves no trace in an SCD2 key's rows, so the rows alone cannot
     carry it: after the key's hand edit is folded in, a later late event must still see it in the history."""
