@@ -11,8 +11,9 @@ project in full.
 """
 from __future__ import annotations
 
-import json
 import re
+
+from auto_cdc_testkit.statements import events
 
 ENV = "AUTO_CDC_FAULT_AFTER_STATEMENT"
 MACRO = """\
@@ -65,15 +66,12 @@ def numbered_statements(log, model: str) -> dict[int, str]:
     out: dict[int, str] = {}
     last_sql = None
     pattern = re.compile(rf"auto_cdc statement {re.escape(model)} (\d+)")
-    with open(log, encoding="utf-8") as lines:
-        for line in lines:
-            if not line.startswith("{"):
-                continue
-            info, data = (event := json.loads(line)).get("info", {}), event.get("data", {})
-            if info.get("name") == "SQLQuery" and (data.get("node_info") or {}).get("node_name") == model:
-                last_sql = data.get("sql", "")
-            elif (found := pattern.fullmatch((info.get("msg") or "").strip())) is not None:
-                out[int(found.group(1))] = last_sql
+    for event in events(log):
+        info, data = event.get("info", {}), event.get("data", {})
+        if info.get("name") == "SQLQuery" and (data.get("node_info") or {}).get("node_name") == model:
+            last_sql = data.get("sql", "")
+        elif (found := pattern.fullmatch((info.get("msg") or "").strip())) is not None:
+            out[int(found.group(1))] = last_sql
     return out
 
 

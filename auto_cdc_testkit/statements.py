@@ -29,7 +29,8 @@ class NoStructuredLog(ValueError):
     """The log holds no JSON events (dbt ran without ``--log-format-file json``)."""
 
 
-def _events(log: Path) -> Iterator[dict]:
+def events(log: Path) -> Iterator[dict]:
+    """The structured (JSON) events of a dbt log, in order; a line cut short by a crash is skipped."""
     with open(log, encoding="utf-8") as lines:
         for line in lines:
             if line.startswith("{"):
@@ -55,7 +56,7 @@ def is_transaction_control(sql: str) -> bool:
 def invocations(log: str | Path) -> list[str]:
     """The invocation ids of the log's structured events, oldest first."""
     seen: dict[str, None] = {}
-    for event in _events(Path(log)):
+    for event in events(Path(log)):
         seen.setdefault(event.get("info", {}).get("invocation_id"), None)
     return [i for i in seen if i]
 
@@ -64,13 +65,13 @@ def statements(log: str | Path, invocation_id: str | None = None) -> dict[str | 
     """The SQL of every statement of one invocation (the last in the log by default), in order, by
     node unique_id; statements outside any node (introspection at the start of the run, on-run-start
     hooks) are under ``None``."""
-    events = [e for e in _events(Path(log)) if "info" in e]
-    if not events:
+    logged = [e for e in events(Path(log)) if "info" in e]
+    if not logged:
         raise NoStructuredLog(f"{log} holds no JSON events: run dbt with --log-format-file json")
     if invocation_id is None:
-        invocation_id = events[-1]["info"].get("invocation_id")
+        invocation_id = logged[-1]["info"].get("invocation_id")
     by_node: dict[str | None, list[str]] = {}
-    for event in events:
+    for event in logged:
         info = event["info"]
         if info.get("name") != "SQLQuery" or info.get("invocation_id") != invocation_id:
             continue
