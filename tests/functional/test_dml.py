@@ -96,6 +96,28 @@ def test_scd2_hand_delete_or_insert_of_a_closed_version_is_folded_in_by_the_next
     assert runs[1:] == [(0, 2, 2)], "both keys are replayed and their edits folded in by the run that touches them"
 
 
+def test_scd2_closed_version_whose_times_are_edited_past_a_new_event_sends_its_key_to_the_replay(project):
+    """A hand update of a closed version's __END_AT or __START_AT leaves the key's open version and its number
+    of versions as they were, so only the versions' times tell the fast path that the key's rows no longer
+    come before its new event: such a key is replayed, and the edited times become events like any hand row
+    (an upsert at the start, a delete at an end no other version starts at)."""
+    project.table("feed", FEED, [(1, 10, "U", "a", "x"), (1, 30, "U", "c", "x"),
+                                 (2, 10, "U", "p", "x"), (2, 30, "U", "q", "x")])
+    project.feed_model("t", "feed", **BASE, stored_as_scd_type=2)
+    project.run()
+    t = project.relation("t")
+    # key 1: its closed version's end moved past the coming event; key 2: its closed version moved after it
+    project.execute(f'update {t} set "__END_AT" = 45 where id = 1 and "__START_AT" = 10')
+    project.execute(f'update {t} set "__START_AT" = 50, "__END_AT" = 60 where id = 2 and "__START_AT" = 10')
+    project.insert("feed", COLS, [(1, 40, "U", "d", "x"), (2, 40, "U", "r", "x")])
+    project.run()
+    assert target_rows(project, "t", SCD2_COLS) == [
+        (1, "a", 10, 30), (1, "c", 30, 40), (1, "d", 40, 45),
+        (2, "p", 50, 60), (2, "q", 30, 40), (2, "r", 40, 50)]
+    runs = project.fetch(f"select fast_keys, replayed_keys, edited_keys from {project.relation('t__auto_cdc_runs')} order by run_id")
+    assert runs[1:] == [(0, 2, 2)]
+
+
 def test_scd2_hand_updated_version_is_not_split_by_an_upsert_it_had_absorbed(project):
     """An upsert that changed no tracked value was absorbed into its version. After a hand update of that
     version, the upsert no longer agrees with the row, so folding the edit in must not copy it: the version
