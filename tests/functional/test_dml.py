@@ -250,6 +250,27 @@ def test_scd2_hand_edit_with_the_sequence_as_an_output_column(project):
     assert target_rows(project, "t", cols)[0] == (1, 4, "a", "late", 1, 6)
 
 
+def test_scd2_hand_set_sequence_outside_its_version_makes_no_event(project):
+    """A version's sequence column (an output column, not tracked) shows the last event the version absorbed, so
+    a value inside the version is folded in as an event there. A value outside the version is no event of it:
+    a sequence edited past the version's end must not start a version of its own, nor one edited before its
+    start move the version's start, when the key is replayed."""
+    project.table("feed", FEED, [(1, 1, "U", "a", "x"), (1, 3, "U", "a", "y"), (1, 6, "U", "b", "y"),
+                                 (2, 2, "U", "a", "x"), (2, 3, "U", "a", "y"), (2, 6, "U", "b", "y")])
+    project.feed_model("t", "feed", **{**BASE, "except_column_list": ["op"]}, stored_as_scd_type=2,
+                       track_history_column_list=["name"])
+    project.run()
+    cols = ["id", "seq", "name", "city", "__START_AT", "__END_AT"]
+    t = project.relation("t")
+    project.execute(f"update {t} set seq = 9, city = 'Y!' where id = 1 and \"__START_AT\" = 1")
+    project.execute(f"update {t} set seq = 1, city = 'Y!' where id = 2 and \"__START_AT\" = 2")
+    project.insert("feed", COLS, [(1, 8, "U", "c", "z"), (2, 8, "U", "c", "z")])
+    project.run()
+    assert target_rows(project, "t", cols) == [
+        (1, 1, "a", "Y!", 1, 6), (1, 6, "b", "y", 6, 8), (1, 8, "c", "z", 8, None),
+        (2, 2, "a", "Y!", 2, 6), (2, 6, "b", "y", 6, 8), (2, 8, "c", "z", 8, None)]
+
+
 def test_erase_keys_removes_every_trace_of_a_key(project):
     project.table("feed", FEED, [(1, 1, "U", "a", "x"), (1, 2, "D", None, None), (2, 1, "U", "b", "y"),
                                  (3, 1, "U", "c", "z")])
