@@ -66,35 +66,53 @@
 
 
 {#-
-  A row's fingerprint: a 64-bit hash of its non-NULL values, each with its column's name and length
-  (columns in name order), so a NULL column, or a column added later and NULL in older rows, leaves it
-  unchanged. The event log keeps each event's fingerprint (__auto_cdc_fp), and the fast path
-  (paths.sql) compares a touched key's row with its last event's by fingerprint instead of reading
-  every value column of the log. Equal values print equal within one engine and type; any other
-  difference (a type that prints differently after a schema change, say) only sends the key to the
-  replay, which compares the rows themselves.
+  A row's fingerprint: a 64-bit hash of its non-NULL values, each with its column's name, so a NULL
+  column, or a column added later and NULL in older rows, leaves it unchanged. The event log keeps
+  each event's fingerprint (__auto_cdc_fp), and the fast path (paths.sql) compares a touched key's
+  row with its last event's by fingerprint instead of reading every value column of the log. Equal
+  values hash equal within one engine and type; any other difference (a type that hashes differently
+  after a schema change, a log written by an older version of the package, say) only sends the key to
+  the replay, which compares the rows themselves.
 -#}
 {% macro row_fingerprint_sql(columns, alias=none) %}
-  {%- set parts = [] -%}
+  {%- set values = [] -%}
   {%- for c in columns | sort(case_sensitive=false) -%}
-    {%- set v = 'cast(' ~ (alias ~ '.' if alias else '') ~ auto_cdc._q(c) ~ ' as ' ~ dbt.type_string() ~ ')' -%}
-    {%- do parts.append("coalesce('" ~ (c | replace("'", "''")) ~ "=' || cast(length(" ~ v ~ ") as " ~ dbt.type_string() ~ ") || ':' || " ~ v ~ " || ',', '')") -%}
+    {%- do values.append((c, (alias ~ '.' if alias else '') ~ auto_cdc._q(c))) -%}
   {%- endfor -%}
-  {{ return(adapter.dispatch('row_fingerprint_sql', 'auto_cdc')(parts | join(' || ') if parts else "''")) }}
+  {{ return(adapter.dispatch('row_fingerprint_sql', 'auto_cdc')(values)) }}
 {% endmacro %}
 
-{#- Postgres: hashtextextended, a bigint. -#}
-{% macro default__row_fingerprint_sql(text) %}
-  {{ return('hashtextextended(' ~ text ~ ', 0)') }}
+{#- The values as one text, each non-NULL one as `name=length:value,` (columns in name order), for an
+    engine whose hash takes one text. -#}
+{% macro _fingerprint_text(values) %}
+  {%- set parts = [] -%}
+  {%- for name, expr in values -%}
+    {%- set v = 'cast(' ~ expr ~ ' as ' ~ dbt.type_string() ~ ')' -%}
+    {%- do parts.append("coalesce('" ~ (name | replace("'", "''")) ~ "=' || cast(length(" ~ v ~ ") as " ~ dbt.type_string() ~ ") || ':' || " ~ v ~ " || ',', '')") -%}
+  {%- endfor -%}
+  {{ return(parts | join(' || ') if parts else "''") }}
 {% endmacro %}
 
-{#- DuckDB: hash() is an unsigned 64-bit value; its top bit is dropped to fit a bigint. -#}
-{% macro duckdb__row_fingerprint_sql(text) %}
-  {{ return('cast(hash(' ~ text ~ ') >> 1 as bigint)') }}
+{#- Postgres: hashtextextended of the text, a bigint. -#}
+{% macro default__row_fingerprint_sql(values) %}
+  {{ return('hashtextextended(' ~ auto_cdc._fingerprint_text(values) ~ ', 0)') }}
 {% endmacro %}
 
-{% macro spark__row_fingerprint_sql(text) %}
-  {{ return('xxhash64(' ~ text ~ ')') }}
+{#- DuckDB: hash(name, value) of each non-NULL value, combined with xor (the order of the columns does
+    not matter, a NULL adds nothing), its top bit dropped to fit a bigint. A value is hashed as it is,
+    not as text: building the text took 0.36 s per 1,000,000 rows of seven columns, these hashes 0.02 s. -#}
+{% macro duckdb__row_fingerprint_sql(values) %}
+  {%- set out = namespace(sql='cast(0 as ubigint)') -%}
+  {%- for name, expr in values -%}
+    {%- set term = "case when " ~ expr ~ " is null then cast(0 as ubigint) else hash('" ~ (name | replace("'", "''")) ~ "', " ~ expr ~ ") end" -%}
+    {%- set out.sql = term if loop.first else 'xor(' ~ out.sql ~ ', ' ~ term ~ ')' -%}
+  {%- endfor -%}
+  {{ return('cast(' ~ out.sql ~ ' >> 1 as bigint)') }}
+{% endmacro %}
+
+{#- Spark: xxhash64 of the text. -#}
+{% macro spark__row_fingerprint_sql(values) %}
+  {{ return('xxhash64(' ~ auto_cdc._fingerprint_text(values) ~ ')') }}
 {% endmacro %}
 
 
