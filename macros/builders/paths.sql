@@ -178,11 +178,12 @@ left join versions v on {{ auto_cdc._eq(keys, 'v', 'a') }}
 {% endmacro %}
 
 {#- The log's columns the classification reads: a row is compared by its fingerprint, not its values;
-    SCD2 compares an event's tracked columns with the one before it. -#}
+    SCD2 compares an event's tracked columns with the one before it (SCD1 reads none of them). -#}
 {% macro _classified_log_columns(args) %}
   {%- set n = auto_cdc._names() -%}
   {%- set narrow = [] -%}
-  {%- for c in args.cfg.key_columns + args.cfg.seq_columns + [n.op, n.fingerprint] + auto_cdc._classified_tracked(args) if c not in narrow -%}{%- do narrow.append(c) -%}{%- endfor -%}
+  {%- set tracked = auto_cdc._classified_tracked(args) if args.cfg.scd == 2 else [] -%}
+  {%- for c in args.cfg.key_columns + args.cfg.seq_columns + [n.op, n.fingerprint] + tracked if c not in narrow -%}{%- do narrow.append(c) -%}{%- endfor -%}
   {{ return(narrow) }}
 {% endmacro %}
 
