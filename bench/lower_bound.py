@@ -1,0 +1,101 @@
+"""How far below the package's SCD1 apply the floor ratio's target lies: at the floor's size (a batch of B
+events into a T-row target), the floor insert, dbt's hand-written incremental model (the latest event per
+key, delete+insert on the key; bench/run.py's change-feed peer) and an `auto_cdc` SCD1 model on the same
+batches, and the one write any apply that keeps an event log adds to the incremental model: the insert of
+the batch into a T-row log (Postgres: with the log's index on key and sequence).
+
+    .venv/bin/python bench/lower_bound.py                       # DuckDB, 1,000,000 events into 10,000,000 rows
+    .venv/bin/python bench/lower_bound.py --engine postgres     # Postgres, 100,000 into 5,000,000 (the large floor)
+    .venv/bin/python bench/lower_bound.py --rows 2000000 --batch 20000
+
+It prints each model's node time (two batches), the floor and the log insert (best of three), their ratios
+to the floor, and every statement of the last run of each model with its time (dbt's JSON log).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import run as bench  # noqa: E402
+
+from auto_cdc_testkit import statements  # noqa: E402
+from auto_cdc_testkit.harness import Project  # noqa: E402
+
+DEFAULTS = {"duckdb": (10_000_000, 1_000_000), "postgres": (5_000_000, 100_000)}
+WIDTH = 5
+
+
+def node_statements(log: Path, model: str) -> list[tuple[float, str]]:
+    """Each statement dbt sent for `model` (its name) in the log's last invocation, with its time."""
+    out, sql = [], None
+    for event in statements.events(log):
+        name, data = event["info"]["name"], event.get("data", {})
+        if name == "SQLQuery":
+            sql = " ".join(data["sql"].split("*/", 1)[-1].split()) if data.get("node_info", {}).get("node_name") == model else None
+        elif name == "SQLQueryStatus" and sql is not None:
+            out.append((float(data.get("elapsed", 0)), sql))
+            sql = None
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--engine", choices=sorted(DEFAULTS), default="duckdb")
+    ap.add_argument("--rows", type=int, help="target rows (default: the large floor's size for the engine)")
+    ap.add_argument("--batch", type=int, help="events per batch (default: the large floor's batch)")
+    args = ap.parse_args()
+    e = args.engine
+    T, B = args.rows or DEFAULTS[e][0], args.batch or DEFAULTS[e][1]
+    server = None
+    try:
+        env = None
+        if e == "postgres":
+            from auto_cdc_testkit.testing import postgres
+            server = postgres.start()
+            env = server.env()
+        p = Project(Path(tempfile.mkdtemp(prefix="auto_cdc_lower_bound_")) / "project", e, env, name="auto_cdc_bench")
+        for feed in ("feed_i", "feed_a"):
+            bench.replace_table(p, feed, bench.initial_feed_sql(e, T, 1, WIDTH))
+        bench.incremental_peer_model(p, "incremental", "feed_i", WIDTH)
+        bench.auto_cdc_model(p, "scd1", "feed_a", 1)
+        p.run()
+        timed: dict[str, list[dict]] = {"incremental": [], "scd1": []}
+        for r in (1, 2):
+            batch = bench.batch_sql(e, B, T, 1, r, WIDTH, late=0.0)
+            for feed, model in (("feed_i", "incremental"), ("feed_a", "scd1")):
+                bench.replace_table(p, feed, batch)
+                timed[model].append(bench.dbt_timed(p, "run", model))
+                if r == 2:
+                    print(f"{model}, run 2: every statement")
+                    for seconds, sql in node_statements(p.path / "logs" / "dbt.log", model):
+                        print(f"  {seconds:7.3f} s  {sql[:110]}")
+        floor = bench.floor_seconds(p, "floor_t", T, bench.batch_sql(e, B, T, 1, 3, WIDTH, late=0.0), WIDTH, 3)
+        # the log insert: the batch into a table of T events, indexed like the package's log on Postgres
+        bench.replace_table(p, "log_t", bench.initial_feed_sql(e, T, 1, WIDTH))
+        if e == "postgres":
+            p.execute(f"create index on {p.relation('log_t')} (id, seq)")
+        bench.replace_table(p, "log_b", bench.batch_sql(e, B, T, 1, 4, WIDTH, late=0.0))
+        append = min(bench.timed_sql(p, f"insert into {p.relation('log_t')} select * from {p.relation('log_b')}")
+                     for _ in range(3))
+        inc = [t["apply_s"] for t in timed["incremental"]]
+        scd1 = [t["apply_s"] for t in timed["scd1"]]
+        result = {"engine": e, "target_rows": T, "batch": B, "floor_s": floor, "log_insert_s": append,
+                  "incremental_s": inc, "scd1_s": scd1,
+                  "incremental_over_floor": [round(x / floor, 2) for x in inc],
+                  "incremental_plus_log_insert_over_floor": [round((x + append) / floor, 2) for x in inc],
+                  "scd1_over_floor": [round(x / floor, 2) for x in scd1],
+                  "scd1_over_incremental": [round(a / i, 2) for a, i in zip(scd1, inc)]}
+        print(json.dumps(result, indent=1))
+        p.close()
+    finally:
+        if server is not None:
+            server.stop()
+
+
+if __name__ == "__main__":
+    main()
