@@ -12,6 +12,12 @@ BASE = dict(materialized="auto_cdc", keys=["id"], sequence_by="seq", apply_as_de
 SCD2_COLS = ["id", "name", "__START_AT", "__END_AT"]
 
 
+def paths_taken(project, model: str = "t") -> list[tuple]:
+    """Each run's (fast_keys, replayed_keys, edited_keys) from the model's run log, in order."""
+    return project.fetch(f"select fast_keys, replayed_keys, edited_keys from {project.relation(model + '__auto_cdc_runs')} "
+                         "order by run_id")
+
+
 def test_seed_hand_inserted_scd2_row_survives_and_is_split_by_later_events(project):
     project.table("feed", FEED, [(1, 1, "U", "Ann", "x")])
     project.feed_model("t", "feed", **BASE, stored_as_scd_type=2)
@@ -73,7 +79,7 @@ def test_scd2_hand_edit_of_a_closed_version_is_folded_in_when_the_key_is_next_re
     project.insert("feed", COLS, [(1, 35, "U", "e", "x")])
     project.run()
     assert target_rows(project, "t", SCD2_COLS) == [(1, "a", 10, 30), (1, "c", 30, 35), (1, "d", 40, None), (1, "e", 35, 40)]
-    runs = project.fetch(f"select fast_keys, replayed_keys, edited_keys from {project.relation('t__auto_cdc_runs')} order by run_id")
+    runs = paths_taken(project)
     assert runs[1:] == [(1, 0, 0), (0, 1, 1)]
 
 
@@ -92,7 +98,7 @@ def test_scd2_hand_delete_or_insert_of_a_closed_version_is_folded_in_by_the_next
     project.run()
     assert target_rows(project, "t", SCD2_COLS) == [
         (1, "b", 20, 30), (1, "c", 30, None), (2, "o", 5, 10), (2, "p", 20, 30), (2, "q", 30, None)]
-    runs = project.fetch(f"select fast_keys, replayed_keys, edited_keys from {project.relation('t__auto_cdc_runs')} order by run_id")
+    runs = paths_taken(project)
     assert runs[1:] == [(0, 2, 2)], "both keys are replayed and their edits folded in by the run that touches them"
 
 
@@ -114,7 +120,7 @@ def test_scd2_closed_version_whose_times_are_edited_past_a_new_event_sends_its_k
     assert target_rows(project, "t", SCD2_COLS) == [
         (1, "a", 10, 30), (1, "c", 30, 40), (1, "d", 40, 45),
         (2, "p", 50, 60), (2, "q", 30, 40), (2, "r", 40, 50)]
-    runs = project.fetch(f"select fast_keys, replayed_keys, edited_keys from {project.relation('t__auto_cdc_runs')} order by run_id")
+    runs = paths_taken(project)
     assert runs[1:] == [(0, 2, 2)]
 
 
