@@ -38,9 +38,9 @@
   {%- set args = auto_cdc._with(args, {'path': auto_cdc._batch_path(args, incremental)}) -%}
   {#- the log as this run reads it for the batch's keys (an engine's table of their events, made first) -#}
   {%- set logged = auto_cdc.touched_log(args) if incremental else {'relation': rel.log, 'statements': []} -%}
-  {%- if logged.statements -%}{% do auto_cdc._run_statements(logged.statements) %}{%- endif -%}
   {%- set args = auto_cdc._with(args, {'logged': logged.relation}) -%}
-  {%- set create_new = auto_cdc.create_temp_table_sql(temp.new, auto_cdc.new_events_sql(args)) -%}
+  {#- made in the round trip of the new events and the run's facts -#}
+  {%- set create_new = logged.statements + [auto_cdc.create_temp_table_sql(temp.new, auto_cdc.new_events_sql(args))] -%}
   {#- the run's facts (with the feed's checks, R7, on incremental runs of a change feed): one query -#}
   {%- set facts = ['(select coalesce(max(run_id), 0) + 1 from ' ~ rel.runs ~ ')',
                    '(select coalesce(sum(edited_keys), 0) from ' ~ rel.runs ~ ')',

@@ -53,6 +53,30 @@
              'statements': [auto_cdc.create_temp_table_sql(args.rel.temp.logged, auto_cdc._touched_log_sql(args, batch_rows))]}) }}
 {% endmacro %}
 
+{#- Postgres: each read of the log probes its index once per key of the batch (the new events, the feed's
+    conflicts, the late events, the classification): four probes per key of a log larger than the
+    server's buffers. It reads a temp table of the batch's keys' events and the truncates instead, made
+    with one probe per key in the round trip of the new events (a truncate has its partial index). -#}
+{% macro postgres__touched_log(args) %}
+  {%- set n = auto_cdc._names() -%}
+  {#- a log written before events kept their fingerprint gains the column after the copy would be made -#}
+  {%- if n.fingerprint not in (args.plan.types.get('log', {}).keys() | map('lower') | list) -%}
+    {{ return(auto_cdc.default__touched_log(args)) }}
+  {%- endif -%}
+  {%- set op = auto_cdc._q(n.op) -%}
+  {%- set keys = args.cfg.key_columns -%}
+  {%- set sql -%}
+select l.*
+from {{ args.rel.log }} l
+join (select distinct {{ auto_cdc._cols(keys) }} from {{ args.rel.temp.batch }} where {{ op }} <> '{{ n.truncate }}') k
+  on {{ auto_cdc._eq(keys, 'l', 'k') }}
+where l.{{ op }} <> '{{ n.truncate }}'
+union all
+select l.* from {{ args.rel.log }} l where l.{{ op }} = '{{ n.truncate }}'
+  {%- endset -%}
+  {{ return({'relation': args.rel.temp.logged, 'statements': [auto_cdc.create_temp_table_sql(args.rel.temp.logged, sql)]}) }}
+{% endmacro %}
+
 {#- The log's events of the batch's keys, and its truncates, with one scan of the log (touched_log). -#}
 {% macro _touched_log_sql(args, batch_rows) %}
   {%- set n = auto_cdc._names() -%}

@@ -126,15 +126,17 @@ order by r, i
     drivers take several statements in one call get them together (the same as _run_sql then
     _query elsewhere). -#}
 {% macro _run_then_query(sql, query) %}
-  {{ return(adapter.dispatch('run_then_query', 'auto_cdc')(sql, query)) }}
+  {{ return(adapter.dispatch('run_then_query', 'auto_cdc')([sql] if sql is string else sql, query)) }}
 {% endmacro %}
 
-{% macro default__run_then_query(sql, query) %}
-  {{ return(auto_cdc._query((sql | trim) ~ ';\n' ~ query)) }}
+{% macro default__run_then_query(statements, query) %}
+  {%- set trimmed = [] -%}
+  {%- for sql in statements -%}{%- do trimmed.append(sql | trim) -%}{%- endfor -%}
+  {{ return(auto_cdc._query((trimmed + [query]) | join(';\n'))) }}
 {% endmacro %}
 
-{% macro spark__run_then_query(sql, query) %}
-  {% do auto_cdc._run_sql(sql) %}
+{% macro spark__run_then_query(statements, query) %}
+  {% do auto_cdc._run_statements(statements) %}
   {{ return(auto_cdc._query(query)) }}
 {% endmacro %}
 
