@@ -23,24 +23,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import run as bench  # noqa: E402
 
-from auto_cdc_testkit import statements  # noqa: E402
 from auto_cdc_testkit.harness import Project  # noqa: E402
 
 DEFAULTS = {"duckdb": (10_000_000, 1_000_000), "postgres": (5_000_000, 100_000)}
 WIDTH = 5
-
-
-def node_statements(log: Path, model: str) -> list[tuple[float, str]]:
-    """Each statement dbt sent for `model` (its name) in the log's last invocation, with its time."""
-    out, sql = [], None
-    for event in statements.events(log):
-        name, data = event["info"]["name"], event.get("data", {})
-        if name == "SQLQuery":
-            sql = " ".join(data["sql"].split("*/", 1)[-1].split()) if data.get("node_info", {}).get("node_name") == model else None
-        elif name == "SQLQueryStatus" and sql is not None:
-            out.append((float(data.get("elapsed", 0)), sql))
-            sql = None
-    return out
 
 
 def main() -> None:
@@ -72,8 +58,8 @@ def main() -> None:
                 timed[model].append(bench.dbt_timed(p, "run", model))
                 if r == 2:
                     print(f"{model}, run 2: every statement")
-                    for seconds, sql in node_statements(p.path / "logs" / "dbt.log", model):
-                        print(f"  {seconds:7.3f} s  {sql[:110]}")
+                    for s in bench._statements(p.path / "logs" / "dbt.log", model):
+                        print(f"  {s['s']:7.3f} s  {s['sql'][:110]}")
         floor = bench.floor_seconds(p, "floor_t", T, bench.batch_sql(e, B, T, 1, 3, WIDTH, late=0.0), WIDTH, 3)
         # the log insert: the batch into a table of T events, indexed like the package's log on Postgres
         bench.replace_table(p, "log_t", bench.initial_feed_sql(e, T, 1, WIDTH))

@@ -193,7 +193,9 @@ def dbt_timed(p: Project, command: str, name: str) -> dict:
             "top_statements": sorted(statements, key=lambda s: -s["s"])[:4]}
 
 
-def _statements(log: Path) -> list[dict]:
+def _statements(log: Path, model: str | None = None) -> list[dict]:
+    """Each statement of the log with its time (`s`) and its SQL without dbt's comment; with `model`, only that
+    node's (by name)."""
     statements, last_sql = [], None
     if not log.exists():
         return []
@@ -205,7 +207,7 @@ def _statements(log: Path) -> list[dict]:
         name = event.get("info", {}).get("name")
         data = event.get("data", {})
         if name == "SQLQuery":
-            last_sql = data.get("sql", "")
+            last_sql = data.get("sql", "") if model is None or data.get("node_info", {}).get("node_name") == model else None
         elif name == "SQLQueryStatus" and last_sql is not None:
             sql = last_sql.split("*/", 1)[-1] if last_sql.lstrip().startswith("/*") else last_sql
             statements.append({"s": round(float(data.get("elapsed", 0)), 3), "sql": " ".join(sql.split())[:160]})
