@@ -40,20 +40,31 @@
   {%- set b_seq = [] -%}
   {%- for c in seqs -%}{%- do b_seq.append('b.' ~ auto_cdc._q(c)) -%}{%- endfor -%}
   {%- set new_seq = auto_cdc.seq_value_sql(b_seq, args) -%}
-  {#- SCD2: whether an event changes a tracked column the log held before this run -#}
+  {#- SCD2: whether an event changes a tracked column the log held before this run, by a fingerprint of
+      those columns (the tracked_fp below) -#}
   {%- set tracked = auto_cdc._classified_tracked(args) -%}
-  {%- set changes = [] -%}
-  {%- for c in tracked -%}
-    {%- do changes.append(auto_cdc._q(c) ~ ' is distinct from ' ~ auto_cdc._q(n.internal_prefix ~ 'previous_' ~ loop.index0)) -%}
-  {%- endfor -%}
-  {%- set changed = '(' ~ (changes | join(' or ')) ~ ')' if changes else 'false' -%}
+  {%- set tracked_fp = auto_cdc._q(n.internal_prefix ~ 'tracked_fp') -%}
+  {%- set previous_fp = auto_cdc._q(n.internal_prefix ~ 'previous_fp') -%}
+  {%- set changed = tracked_fp ~ ' is distinct from ' ~ previous_fp if tracked else 'false' -%}
   {%- set previous_op = auto_cdc._q(n.internal_prefix ~ 'previous_op') -%}
   {%- set narrow = auto_cdc._classified_log_columns(args) -%}
+  {#- SCD2 with a one-column sequence: each touched key's first new sequence, against the greatest start
+      and end of its versions (held) -#}
+  {%- set by_bounds = open_only and seqs | length == 1 -%}
+  {%- set first_new = auto_cdc._q(n.internal_prefix ~ 'first_new') -%}
+  {%- set last_start = auto_cdc._q(n.internal_prefix ~ 'last_start') -%}
+  {%- set last_end = auto_cdc._q(n.internal_prefix ~ 'last_end') -%}
 with all_keys as (
   {{ auto_cdc.affected_keys_sql(args) }}
 ),
 touched as (
+  {%- if by_bounds %}
+  select {{ auto_cdc._cols(keys) }}, min({{ auto_cdc._q(seqs[0]) }}) as {{ first_new }}
+  from {{ args.rel.temp.new }} where {{ op }} <> '{{ n.truncate }}'
+  group by {{ auto_cdc._cols(keys) }}
+  {%- else %}
   select distinct {{ auto_cdc._cols(keys) }} from {{ args.rel.temp.new }} where {{ op }} <> '{{ n.truncate }}'
+  {%- endif %}
 ),
 last_truncate as (
   select {{ auto_cdc._cols(seqs) }} from {{ log }}
@@ -63,19 +74,29 @@ last_truncate as (
 ),
 {#- the touched keys' events in the log, read once: the last one first, and whether a mask hides any -#}
 last_event as (
-  select {{ auto_cdc.broadcast_hint(['k'], args.run.new_events, keys | length) }}{{ auto_cdc._cols(narrow, 'l') }},
+  select {{ auto_cdc._cols(narrow, 'l') }},
     row_number() over latest as {{ rank }},
     {%- if open_only %}
     {#- SCD2: the event before each one (the next in this order, for a key without a mask: opened) -#}
-    lead(l.{{ op }}) over latest as {{ auto_cdc._q(n.internal_prefix ~ 'previous_op') }},
-    {%- for c in tracked %}
-    lead(l.{{ auto_cdc._q(c) }}) over latest as {{ auto_cdc._q(n.internal_prefix ~ 'previous_' ~ loop.index0) }},
-    {%- endfor %}
+    lead(l.{{ op }}) over latest as {{ previous_op }},
+    {%- if tracked %}
+    l.{{ tracked_fp }},
+    lead(l.{{ tracked_fp }}) over latest as {{ previous_fp }},
+    {%- endif %}
     {%- endif %}
     max(case when l.{{ op }} = '{{ n.mask }}' then 1 else 0 end) over (partition by {{ auto_cdc._cols(keys, 'l') }}) as {{ masked }}
-  from {{ log }} l
-  join touched k on {{ auto_cdc._eq(keys, 'l', 'k') }}
-  where l.{{ op }} in ('{{ n.upsert }}', '{{ n.delete }}', '{{ n.mask }}')
+  from (
+    select {{ auto_cdc.broadcast_hint(['k'], args.run.new_events, keys | length) }}{{ auto_cdc._cols(narrow, 'l') }}
+    {%- if open_only and tracked -%}
+      {#- a hash, not the values: the window sorts 8 bytes a row in place of every tracked column. Two
+          different values that hash alike count one version less than the target holds, which only
+          sends the key to the replay. -#}
+      , {{ auto_cdc.row_fingerprint_sql(tracked, 'l') }} as {{ tracked_fp }}
+    {%- endif %}
+    from {{ log }} l
+    join touched k on {{ auto_cdc._eq(keys, 'l', 'k') }}
+    where l.{{ op }} in ('{{ n.upsert }}', '{{ n.delete }}', '{{ n.mask }}')
+  ) l
   window latest as (
     partition by {{ auto_cdc._cols(keys, 'l') }}
     order by case when l.{{ op }} = '{{ n.mask }}' then 1 else 0 end, {{ auto_cdc._seq_order(seqs, 'l', desc=true) }}
@@ -92,8 +113,9 @@ late as (
   from {{ args.rel.temp.new }} b
   cross join last_truncate t
   where b.{{ op }} <> '{{ n.truncate }}' and not {{ auto_cdc._seq_lt(seqs, 't', 'b') }}
-  {%- if open_only %}
-  {#- and a key with a version (hand-inserted, say) that starts or ends after a new event -#}
+  {%- if open_only and not by_bounds %}
+  {#- and a key with a version (hand-inserted, say) that starts or ends after a new event (with a
+      one-column sequence: held's bounds, in the select below) -#}
   union
   select {{ auto_cdc.broadcast_hint(['b'], args.run.new_events, (keys | length) + (seqs | length)) }}distinct {{ auto_cdc._cols(keys, 'b') }}
   from {{ args.rel.temp.new }} b
@@ -117,6 +139,10 @@ held as (
   {%- if open_only %}
     count(case when t.{{ auto_cdc._q(n.end_at) }} is null then 1 end) as {{ auto_cdc._q(n.internal_prefix ~ 'rows') }},
     count(*) as {{ auto_cdc._q(n.internal_prefix ~ 'versions') }},
+    {%- if by_bounds %}
+    max(t.{{ auto_cdc._q(n.start_at) }}) as {{ last_start }},
+    max(t.{{ auto_cdc._q(n.end_at) }}) as {{ last_end }},
+    {%- endif %}
   {%- else %}
     count(*) as {{ auto_cdc._q(n.internal_prefix ~ 'rows') }},
   {%- endif %}
@@ -152,6 +178,10 @@ select
   {{ auto_cdc._cols(keys, 'a') }},
   case
     when k.{{ k0 }} is null or lt.{{ k0 }} is not null then false
+    {%- if by_bounds %}
+    {#- a version (hand-inserted, say) that starts or ends after a new event #}
+    when h.{{ last_start }} >= k.{{ first_new }} or h.{{ last_end }} > k.{{ first_new }} then false
+    {%- endif %}
     when coalesce(h.{{ auto_cdc._q(n.internal_prefix ~ 'rows') }}, 0) <> case when x.{{ k0 }} is null then 0 else 1 end then false
     {%- if open_only %}
     when coalesce(h.{{ auto_cdc._q(n.internal_prefix ~ 'versions') }}, 0) <> coalesce(v.{{ auto_cdc._q(n.internal_prefix ~ 'versions') }}, 0) then false
@@ -170,20 +200,20 @@ left join versions v on {{ auto_cdc._eq(keys, 'v', 'a') }}
 {% endmacro %}
 
 
-{#- The tracked columns the log held before this run. -#}
+{#- The tracked columns the log held before this run, but the keys (an SCD2 key's events all hold its
+    key). -#}
 {% macro _classified_tracked(args) %}
   {%- set tracked = [] -%}
-  {%- for c in args.plan.tracked if c not in args.plan.add_columns and c in args.plan.stored -%}{%- do tracked.append(c) -%}{%- endfor -%}
+  {%- for c in args.plan.tracked if c not in args.plan.add_columns and c in args.plan.stored and c not in args.cfg.key_columns -%}{%- do tracked.append(c) -%}{%- endfor -%}
   {{ return(tracked) }}
 {% endmacro %}
 
-{#- The log's columns the classification reads: a row is compared by its fingerprint, not its values;
-    SCD2 compares an event's tracked columns with the one before it (SCD1 reads none of them). -#}
+{#- The log's columns the classification reads: a row is compared by its fingerprint, not its values
+    (SCD2 compares an event's tracked columns with the one before it by a fingerprint of them too). -#}
 {% macro _classified_log_columns(args) %}
   {%- set n = auto_cdc._names() -%}
   {%- set narrow = [] -%}
-  {%- set tracked = auto_cdc._classified_tracked(args) if args.cfg.scd == 2 else [] -%}
-  {%- for c in args.cfg.key_columns + args.cfg.seq_columns + [n.op, n.fingerprint] + tracked if c not in narrow -%}{%- do narrow.append(c) -%}{%- endfor -%}
+  {%- for c in args.cfg.key_columns + args.cfg.seq_columns + [n.op, n.fingerprint] if c not in narrow -%}{%- do narrow.append(c) -%}{%- endfor -%}
   {{ return(narrow) }}
 {% endmacro %}
 
