@@ -269,45 +269,20 @@ where not exists (
 
 {#- Target rows of affected keys that the recomputation no longer produces. -#}
 {% macro stale_rows_sql(args) %}
-  {{ return(adapter.dispatch('stale_rows_sql', 'auto_cdc')(args)) }}
-{% endmacro %}
-
-{#- Reserved aliases (_alias) here and in missing_rows_sql: the subqueries are correlated, and Spark
-    resolves `h.x` against a column named `h` of the inner table first. -#}
-{% macro default__stale_rows_sql(args) %}
-  {%- set cfg = args.cfg -%}
-  {%- set h, d = auto_cdc._alias('h'), auto_cdc._alias('d') -%}
   {%- if not args.path.incremental -%}
 select {{ auto_cdc._cols(args.plan.target_columns) }} from {{ args.rel.temp.desired }} where 1 = 0
   {%- else -%}
-select {{ auto_cdc._cols(args.plan.target_columns, h) }}
-from {{ args.rel.temp.held }} {{ h }}
-where not exists (
-  select 1 from {{ args.rel.temp.desired }} {{ d }}
-  where {{ auto_cdc._eq(cfg.key_columns, d, h) }}
-    and {{ auto_cdc._same(args.plan.target_columns, d, h) }}
-)
+{{ auto_cdc.unmatched_rows_sql(args, args.rel.temp.held, args.rel.temp.desired) }}
   {%- endif -%}
 {% endmacro %}
 
-
 {#- Recomputed rows the target does not hold yet. -#}
 {% macro missing_rows_sql(args) %}
-  {{ return(adapter.dispatch('missing_rows_sql', 'auto_cdc')(args)) }}
-{% endmacro %}
-
-{% macro default__missing_rows_sql(args) %}
-  {%- set cfg = args.cfg -%}
-  {%- set h, d = auto_cdc._alias('h'), auto_cdc._alias('d') -%}
-select {{ auto_cdc._cols(args.plan.target_columns, d) }}
-from {{ args.rel.temp.desired }} {{ d }}
-{%- if args.path.incremental %}
-where not exists (
-  select 1 from {{ args.rel.temp.held }} {{ h }}
-  where {{ auto_cdc._eq(cfg.key_columns, h, d) }}
-    and {{ auto_cdc._same(args.plan.target_columns, h, d) }}
-)
-{%- endif %}
+  {%- if not args.path.incremental -%}
+select {{ auto_cdc._cols(args.plan.target_columns) }} from {{ args.rel.temp.desired }}
+  {%- else -%}
+{{ auto_cdc.unmatched_rows_sql(args, args.rel.temp.desired, args.rel.temp.held) }}
+  {%- endif -%}
 {% endmacro %}
 
 

@@ -494,3 +494,36 @@ from {{ args.rel.temp.missing }}
 {% macro spark__takes_hand_edits() %}
   {{ return(auto_cdc._spark_has_merge()) }}
 {% endmacro %}
+
+
+{#- The rows of `rows` (the target's columns) that `other` does not hold, every column compared
+    NULL-safely: the stale rows (held, not desired) and the missing ones (desired, not held). Reserved
+    aliases (_alias): Spark resolves `h.x` in a correlated subquery against a column named `h` of the
+    inner table first. -#}
+{% macro unmatched_rows_sql(args, rows, other) %}
+  {{ return(adapter.dispatch('unmatched_rows_sql', 'auto_cdc')(args, rows, other)) }}
+{% endmacro %}
+
+{% macro default__unmatched_rows_sql(args, rows, other) %}
+  {%- set r, o = auto_cdc._alias('r'), auto_cdc._alias('o') -%}
+select {{ auto_cdc._cols(args.plan.target_columns, r) }}
+from {{ rows }} {{ r }}
+where not exists (
+  select 1 from {{ other }} {{ o }}
+  where {{ auto_cdc._eq(args.cfg.key_columns, o, r) }}
+    and {{ auto_cdc._same(args.plan.target_columns, o, r) }}
+)
+{% endmacro %}
+
+{#- DuckDB: an outer join, kept where nothing matched (a matched row's key is not NULL). DuckDB plans
+    the NOT EXISTS with a NULL-safe comparison as a join against the distinct rows of the outer side,
+    which took twice as long (0.62 s against 0.33 s for 1,980,000 rows against 990,000). -#}
+{% macro duckdb__unmatched_rows_sql(args, rows, other) %}
+  {%- set r, o = auto_cdc._alias('r'), auto_cdc._alias('o') -%}
+select {{ auto_cdc._cols(args.plan.target_columns, r) }}
+from {{ rows }} {{ r }}
+left join {{ other }} {{ o }}
+  on {{ auto_cdc._eq(args.cfg.key_columns, o, r) }}
+  and {{ auto_cdc._same(args.plan.target_columns, o, r) }}
+where {{ o }}.{{ auto_cdc._q(args.cfg.key_columns[0]) }} is null
+{% endmacro %}
