@@ -1,12 +1,16 @@
-"""How far below the package's SCD1 apply the floor ratio's target lies: at the floor's size (a batch of B
+"""How far below the package's apply the floor ratio's target lies: at the floor's size (a batch of B
 events into a T-row target), the floor insert, dbt's hand-written incremental model (the latest event per
-key, delete+insert on the key; bench/run.py's change-feed peer) and an `auto_cdc` SCD1 model on the same
-batches, and the one write any apply that keeps an event log adds to the incremental model: the insert of
-the batch into a T-row log (Postgres: with the log's index on key and sequence).
+key, delete+insert on the key; bench/run.py's change-feed peer) and an `auto_cdc` SCD1 (or SCD2) model on
+the same batches, and the one write any apply that keeps an event log adds to the incremental model: the
+insert of the batch into a T-row log (Postgres: with the log's index on key and sequence). With --scd 2,
+also dbt's own `snapshot` of each batch (timestamp strategy on the sequence): the SCD2 that dbt users
+write today, which closes each touched key's current row and inserts its new one (it reads a delete
+event as one more version, and keeps no log).
 
     .venv/bin/python bench/lower_bound.py                       # DuckDB, 1,000,000 events into 10,000,000 rows
     .venv/bin/python bench/lower_bound.py --engine postgres     # Postgres, 100,000 into 5,000,000 (the large floor)
     .venv/bin/python bench/lower_bound.py --rows 2000000 --batch 20000
+    .venv/bin/python bench/lower_bound.py --scd 2                # the same with an SCD2 model in place of SCD1
 
 It prints each model's node time (two batches), the floor and the log insert (best of three), their ratios
 to the floor, and every statement of the last run of each model with its time (dbt's JSON log).
@@ -34,6 +38,7 @@ def main() -> None:
     ap.add_argument("--engine", choices=sorted(DEFAULTS), default="duckdb")
     ap.add_argument("--rows", type=int, help="target rows (default: the large floor's size for the engine)")
     ap.add_argument("--batch", type=int, help="events per batch (default: the large floor's batch)")
+    ap.add_argument("--scd", type=int, choices=(1, 2), default=1, help="the auto_cdc model's SCD type (default 1)")
     args = ap.parse_args()
     e = args.engine
     T, B = args.rows or DEFAULTS[e][0], args.batch or DEFAULTS[e][1]
@@ -45,20 +50,31 @@ def main() -> None:
             server = postgres.start()
             env = server.env()
         p = Project(Path(tempfile.mkdtemp(prefix="auto_cdc_lower_bound_")) / "project", e, env, name="auto_cdc_bench")
-        for feed in ("feed_i", "feed_a"):
+        model = f"scd{args.scd}"
+        # each node: (its feed, the dbt command that applies a batch)
+        nodes = {"incremental": ("feed_i", "run"), model: ("feed_a", "run")}
+        if args.scd == 2:
+            nodes["snap_dbt"] = ("feed_s", "snapshot")
+        for feed, _ in nodes.values():
             bench.replace_table(p, feed, bench.initial_feed_sql(e, T, 1, WIDTH))
         bench.incremental_peer_model(p, "incremental", "feed_i", WIDTH)
-        bench.auto_cdc_model(p, "scd1", "feed_a", 1)
+        bench.auto_cdc_model(p, model, "feed_a", args.scd)
         p.run()
-        timed: dict[str, list[dict]] = {"incremental": [], "scd1": []}
+        if args.scd == 2:
+            (p.path / "snapshots").mkdir(exist_ok=True)
+            (p.path / "snapshots" / "snap_dbt.sql").write_text(
+                "{% snapshot snap_dbt %}\n{{ config(unique_key='id', strategy='timestamp', updated_at='seq') }}\n"
+                f"select * from {p.relation('feed_s')}\n{{% endsnapshot %}}\n")
+            p.dbt("snapshot")
+        timed: dict[str, list[dict]] = {name: [] for name in nodes}
         for r in (1, 2):
             batch = bench.batch_sql(e, B, T, 1, r, WIDTH, late=0.0)
-            for feed, model in (("feed_i", "incremental"), ("feed_a", "scd1")):
+            for name, (feed, command) in nodes.items():
                 bench.replace_table(p, feed, batch)
-                timed[model].append(bench.dbt_timed(p, "run", model))
+                timed[name].append(bench.dbt_timed(p, command, name))
                 if r == 2:
-                    print(f"{model}, run 2: every statement")
-                    for s in bench._statements(p.path / "logs" / "dbt.log", model):
+                    print(f"{name}, run 2: every statement")
+                    for s in bench._statements(p.path / "logs" / "dbt.log", name):
                         print(f"  {s['s']:7.3f} s  {s['sql'][:110]}")
         floor = bench.floor_seconds(p, "floor_t", T, bench.batch_sql(e, B, T, 1, 3, WIDTH, late=0.0), WIDTH, 3)
         # the log insert: the batch into a table of T events, indexed like the package's log on Postgres
@@ -69,13 +85,18 @@ def main() -> None:
         append = min(bench.timed_sql(p, f"insert into {p.relation('log_t')} select * from {p.relation('log_b')}")
                      for _ in range(3))
         inc = [t["apply_s"] for t in timed["incremental"]]
-        scd1 = [t["apply_s"] for t in timed["scd1"]]
+        cdc = [t["apply_s"] for t in timed[model]]
         result = {"engine": e, "target_rows": T, "batch": B, "floor_s": floor, "log_insert_s": append,
-                  "incremental_s": inc, "scd1_s": scd1,
+                  "incremental_s": inc, f"{model}_s": cdc,
                   "incremental_over_floor": [round(x / floor, 2) for x in inc],
                   "incremental_plus_log_insert_over_floor": [round((x + append) / floor, 2) for x in inc],
-                  "scd1_over_floor": [round(x / floor, 2) for x in scd1],
-                  "scd1_over_incremental": [round(a / i, 2) for a, i in zip(scd1, inc)]}
+                  f"{model}_over_floor": [round(x / floor, 2) for x in cdc],
+                  f"{model}_over_incremental": [round(a / i, 2) for a, i in zip(cdc, inc)]}
+        if "snap_dbt" in timed:
+            snap = [t["apply_s"] for t in timed["snap_dbt"]]
+            result.update({"snapshot_s": snap, "snapshot_over_floor": [round(x / floor, 2) for x in snap],
+                           "snapshot_plus_log_insert_over_floor": [round((x + append) / floor, 2) for x in snap],
+                           f"{model}_over_snapshot": [round(a / x, 2) for a, x in zip(cdc, snap)]})
         print(json.dumps(result, indent=1))
         p.close()
     finally:
