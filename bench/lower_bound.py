@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -50,6 +51,7 @@ def main() -> None:
             server = postgres.start()
             env = server.env()
         p = Project(Path(tempfile.mkdtemp(prefix="auto_cdc_lower_bound_")) / "project", e, env, name="auto_cdc_bench")
+        print(f"project: {p.path} (kept: bench/replay_duckdb.py replays its runs)")
         model = f"scd{args.scd}"
         # each node: (its feed, the dbt command that applies a batch)
         nodes = {"incremental": ("feed_i", "run"), model: ("feed_a", "run")}
@@ -76,6 +78,8 @@ def main() -> None:
                     print(f"{name}, run 2: every statement")
                     for s in bench._statements(p.path / "logs" / "dbt.log", name):
                         print(f"  {s['s']:7.3f} s  {s['sql'][:110]}")
+                    # each invocation starts a new log: keep this one for bench/replay_duckdb.py
+                    shutil.copy(p.path / "logs" / "dbt.log", p.path / "logs" / f"{name}.log")
         floor = bench.floor_seconds(p, "floor_t", T, bench.batch_sql(e, B, T, 1, 3, WIDTH, late=0.0), WIDTH, 3)
         # the log insert: the batch into a table of T events, indexed like the package's log on Postgres
         bench.replace_table(p, "log_t", bench.initial_feed_sql(e, T, 1, WIDTH))
