@@ -238,34 +238,127 @@ where {{ rank }} = 1 and {{ op }} = '{{ n.upsert }}'
 
 {#- SCD type 2 rows of the fast-path keys: the open version continued by the new events. Their closed
     versions stay as they are: held does not read them (held_rows_sql), so neither stale nor missing
-    holds them and the write leaves them alone. -#}
+    holds them and the write leaves them alone. A key with one new event (the usual case) needs no walk
+    of its events (_scd2_one_event_rows_sql); a key with several goes through the SCD2 builder. -#}
 {% macro scd2_fast_rows_sql(args) %}
   {%- set cfg = args.cfg -%}
   {%- set n = auto_cdc._names() -%}
   {%- set op = auto_cdc._q(n.op) -%}
   {%- set fast = auto_cdc._q(n.fast) -%}
-  {%- set start = 'h.' ~ auto_cdc._q(n.start_at) -%}
-  {%- set columns = [] -%}
-  {%- for c in cfg.key_columns + cfg.seq_columns + args.plan.output if c not in columns -%}{%- do columns.append(c) -%}{%- endfor -%}
+  {%- set columns = auto_cdc._scd2_event_columns(args) -%}
   {%- set from_open = [] -%}
-  {%- for c in columns -%}
-    {%- if c in cfg.seq_columns and c not in cfg.key_columns -%}
-      {%- do from_open.append(auto_cdc.seq_field_sql(start, c, args) ~ ' as ' ~ auto_cdc._q(c)) -%}
-    {%- else -%}
-      {%- do from_open.append('h.' ~ auto_cdc._q(c)) -%}
-    {%- endif -%}
+  {%- for c, expr in auto_cdc._scd2_open_values(args, 'h') -%}
+    {%- do from_open.append(expr ~ ' as ' ~ auto_cdc._q(c)) -%}
   {%- endfor -%}
+  {%- set several = auto_cdc._scd2_keys_with_new_events(args, '> 1') -%}
   {%- set events_sql -%}
     select {{ from_open | join(', ') }}, '{{ n.upsert }}' as {{ op }}
     from {{ args.rel.temp.held }} h
+    join {{ several }} s on {{ auto_cdc._eq(cfg.key_columns, 's', 'h') }}
     where h.{{ fast }} and h.{{ auto_cdc._q(n.end_at) }} is null
     union all
     select {{ auto_cdc._new_event_columns(columns, args, 'b') | join(', ') }}, b.{{ op }}
     from {{ args.rel.temp.new }} b
     join {{ args.rel.temp.affected }} a on {{ auto_cdc._eq(cfg.key_columns, 'a', 'b') }}
+    join {{ several }} s on {{ auto_cdc._eq(cfg.key_columns, 's', 'b') }}
     where a.{{ fast }} and b.{{ op }} <> '{{ n.truncate }}'
   {%- endset -%}
-{{ auto_cdc.scd2_rows_sql(args, events_sql) }}
+{{ auto_cdc._union_all([auto_cdc._scd2_one_event_rows_sql(args), auto_cdc.scd2_rows_sql(args, events_sql)]) }}
+{% endmacro %}
+
+
+{#- The rows of the fast-path keys with exactly one new event, as the SCD2 builder (scd2.sql) would walk
+    it after the key's open version (h, when the key has one): a delete closes the open version at its
+    sequence; an upsert that changes no tracked column is absorbed (the open version takes its values and
+    keeps its __START_AT); any other upsert closes the open version and starts the next. -#}
+{% macro _scd2_one_event_rows_sql(args) %}
+  {%- set cfg = args.cfg -%}
+  {%- set n = auto_cdc._names() -%}
+  {%- set p = n.internal_prefix -%}
+  {%- set op = auto_cdc._q(n.op) -%}
+  {%- set fast = auto_cdc._q(n.fast) -%}
+  {%- set k0 = auto_cdc._q(cfg.key_columns[0]) -%}
+  {%- set columns = auto_cdc._scd2_event_columns(args) -%}
+  {%- set open = auto_cdc._scd2_open_values(args, 'h') -%}
+  {%- set open_names = {} -%}
+  {%- set open_cols = [] -%}
+  {%- for c, expr in open -%}
+    {%- do open_names.update({c: auto_cdc._q(p ~ 'open_' ~ loop.index0)}) -%}
+    {%- do open_cols.append(expr ~ ' as ' ~ open_names[c]) -%}
+  {%- endfor -%}
+  {%- set changes = [] -%}
+  {%- for c in args.plan.tracked if c not in cfg.key_columns -%}
+    {%- do changes.append(auto_cdc._q(c) ~ ' is distinct from ' ~ open_names[c]) -%}
+  {%- endfor -%}
+  {%- set has_open = auto_cdc._q(p ~ 'has_open') -%}
+  {%- set absorbed = auto_cdc._q(p ~ 'absorbed') -%}
+  {%- set open_start = auto_cdc._q(p ~ 'open_start') -%}
+  {%- set seqs = [] -%}
+  {%- for c in cfg.seq_columns -%}{%- do seqs.append(auto_cdc._q(c)) -%}{%- endfor -%}
+  {%- set event_seq = auto_cdc.seq_value_sql(seqs, args) -%}
+  {%- set closed = [] -%}
+  {%- for c in args.plan.output -%}{%- do closed.append(open_names[c] ~ ' as ' ~ auto_cdc._q(c)) -%}{%- endfor -%}
+with one_event as (
+  select e.*,
+    case when e.{{ has_open }} = 1 and e.{{ op }} = '{{ n.upsert }}'
+         and not ({{ (changes | join(' or ')) if changes else 'false' }}) then 1 else 0 end as {{ absorbed }}
+  from (
+    select {{ auto_cdc._new_event_columns(columns, args, 'b') | join(', ') }}, b.{{ op }},
+      case when h.{{ k0 }} is null then 0 else 1 end as {{ has_open }},
+      h.{{ auto_cdc._q(n.start_at) }} as {{ open_start }},
+      {{ open_cols | join(', ') }}
+    from {{ args.rel.temp.new }} b
+    join {{ args.rel.temp.affected }} a on {{ auto_cdc._eq(cfg.key_columns, 'a', 'b') }}
+    join {{ auto_cdc._scd2_keys_with_new_events(args, '= 1') }} s on {{ auto_cdc._eq(cfg.key_columns, 's', 'b') }}
+    left join {{ args.rel.temp.held }} h
+      on {{ auto_cdc._eq(cfg.key_columns, 'h', 'b') }} and h.{{ fast }} and h.{{ auto_cdc._q(n.end_at) }} is null
+    where a.{{ fast }} and b.{{ op }} <> '{{ n.truncate }}'
+  ) e
+)
+{#- the open version, closed by the event #}
+select {{ closed | join(', ') }},
+  {{ open_start }} as {{ auto_cdc._q(n.start_at) }},
+  {{ event_seq }} as {{ auto_cdc._q(n.end_at) }}
+from one_event
+where {{ has_open }} = 1 and {{ absorbed }} = 0
+union all
+{#- the version the upsert starts, or the open version that absorbs it #}
+select {{ auto_cdc._cols(args.plan.output) }},
+  case when {{ absorbed }} = 1 then {{ open_start }} else {{ event_seq }} end as {{ auto_cdc._q(n.start_at) }},
+  null as {{ auto_cdc._q(n.end_at) }}
+from one_event
+where {{ op }} = '{{ n.upsert }}'
+{% endmacro %}
+
+
+{#- The columns an SCD2 fast-path event carries: the keys, the sequence and the output columns. -#}
+{% macro _scd2_event_columns(args) %}
+  {%- set columns = [] -%}
+  {%- for c in args.cfg.key_columns + args.cfg.seq_columns + args.plan.output if c not in columns -%}{%- do columns.append(c) -%}{%- endfor -%}
+  {{ return(columns) }}
+{% endmacro %}
+
+{#- The open version's values as an event's (column, expression) pairs: a sequence column (not a key)
+    holds the version's start (its __START_AT's field). -#}
+{% macro _scd2_open_values(args, alias) %}
+  {%- set start = alias ~ '.' ~ auto_cdc._q(auto_cdc._names().start_at) -%}
+  {%- set out = [] -%}
+  {%- for c in auto_cdc._scd2_event_columns(args) -%}
+    {%- if c in args.cfg.seq_columns and c not in args.cfg.key_columns -%}
+      {%- do out.append((c, auto_cdc.seq_field_sql(start, c, args))) -%}
+    {%- else -%}
+      {%- do out.append((c, alias ~ '.' ~ auto_cdc._q(c))) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(out) }}
+{% endmacro %}
+
+{#- The fast-path keys with as many new events as `count` says ('= 1', '> 1'), as a subquery. -#}
+{% macro _scd2_keys_with_new_events(args, count) %}
+  {%- set n = auto_cdc._names() -%}
+  {%- set keys = auto_cdc._cols(args.cfg.key_columns) -%}
+  {{ return('(select ' ~ keys ~ ' from ' ~ args.rel.temp.new ~ ' where ' ~ auto_cdc._q(n.op) ~ " <> '" ~ n.truncate
+            ~ "' group by " ~ keys ~ ' having count(*) ' ~ count ~ ')') }}
 {% endmacro %}
 
 
