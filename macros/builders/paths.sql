@@ -43,6 +43,12 @@
   {#- SCD2: whether an event changes a tracked column the log held before this run, by a fingerprint of
       those columns (the tracked_fp below) -#}
   {%- set tracked = auto_cdc._classified_tracked(args) -%}
+  {#- With every sequence column tracked (the default: every output column is), each upsert opens a
+      version: two events of one key held in the log never share a sequence (a second event at a key's
+      sequence is a duplicate, dropped, or a conflict, refused: R7; a key with a mask is not counted).
+      Its versions are then its upserts, counted without comparing an event with the one before it. -#}
+  {%- set every_upsert_opens = open_only and seqs | select('in', tracked) | list | length == seqs | length -%}
+  {%- if every_upsert_opens -%}{%- set tracked = [] -%}{%- endif -%}
   {%- set tracked_fp = auto_cdc._q(n.internal_prefix ~ 'tracked_fp') -%}
   {%- set previous_fp = auto_cdc._q(n.internal_prefix ~ 'previous_fp') -%}
   {%- set changed = tracked_fp ~ ' is distinct from ' ~ previous_fp if tracked else 'false' -%}
@@ -76,7 +82,7 @@ last_truncate as (
 last_event as (
   select {{ auto_cdc._cols(narrow, 'l') }},
     row_number() over latest as {{ rank }},
-    {%- if open_only %}
+    {%- if open_only and not every_upsert_opens %}
     {#- SCD2: the event before each one (the next in this order, for a key without a mask: opened) -#}
     lead(l.{{ op }}) over latest as {{ previous_op }},
     {%- if tracked %}
@@ -164,7 +170,11 @@ held as (
 opened as (
   {#- a key with a mask is never on the fast path (late): its events are not counted -#}
   select {{ auto_cdc._cols(keys) }},
+    {%- if every_upsert_opens %}
+    case when {{ op }} = '{{ n.upsert }}' then 1 else 0 end as opens
+    {%- else %}
     case when {{ op }} = '{{ n.upsert }}' and ({{ previous_op }} is null or {{ previous_op }} <> '{{ n.upsert }}' or {{ changed }}) then 1 else 0 end as opens
+    {%- endif %}
   from last_event
   where {{ masked }} = 0
 ),
