@@ -128,8 +128,8 @@ def test_scd2_showing_its_sequence_takes_the_fast_path_when_the_sequence_is_trac
 @pytest.mark.parametrize("shown", [False, True], ids=["sequence_hidden", "sequence_shown"])
 def test_scd2_key_deleted_and_back_stays_on_the_fast_path(project, shown):
     """A key's versions are counted from its logged events: a delete closes a version and opens none, the
-    upsert after it opens one, even with every value NULL (as a delete's are in the log). With the sequence shown (and so
-    tracked) every upsert opens one; hidden, the tracked values decide."""
+    upsert after it opens one, even with every value NULL (as a delete's are in the log). With the sequence
+    shown (and so tracked) every upsert opens one; hidden, the tracked values decide."""
     base = dict(BASE, except_column_list=["op"]) if shown else BASE
     columns = ["id"] + (["seq"] if shown else []) + ["name", "city", "__START_AT", "__END_AT"]
     project.table("feed", FEED, [(1, 1, "U", "a", "x"), (2, 1, "U", "b", "x")])
@@ -141,8 +141,8 @@ def test_scd2_key_deleted_and_back_stays_on_the_fast_path(project, shown):
         assert runs(project, "t")[-1][1:3] == (1, 0), event
     shown_seq = (lambda s: (s,)) if shown else (lambda s: ())
     assert sorted(target_rows(project, "t", columns), key=lambda r: (r[0], r[-2])) == [
-        (1, *shown_seq(1), "a", "x", 1, 2), (1, *shown_seq(3), None, None, 3, 4), (1, *shown_seq(4), "a4", "x", 4, None),
-        (2, *shown_seq(1), "b", "x", 1, None)]
+        (1, *shown_seq(1), "a", "x", 1, 2), (1, *shown_seq(3), None, None, 3, 4),
+        (1, *shown_seq(4), "a4", "x", 4, None), (2, *shown_seq(1), "b", "x", 1, None)]
 
 
 def test_key_emptied_by_an_earlier_truncate_takes_the_fast_path_after_it(project):
