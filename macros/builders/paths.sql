@@ -57,6 +57,12 @@
   {#- SCD2 with a one-column sequence: each touched key's first new sequence, against the greatest start
       and end of its versions (held) -#}
   {%- set by_bounds = open_only and seqs | length == 1 -%}
+  {#- SCD1, and SCD2 whose versions are its upserts, with a one-column sequence: each key's last event
+      by an aggregate where the engine has one (arg_max_sql), not a window that sorts its events -#}
+  {%- set by_aggregate = (not open_only or every_upsert_opens) and seqs | length == 1 and seqs[0] not in keys
+        and auto_cdc.arg_max_sql('v', 'b') -%}
+  {%- set latest = auto_cdc._q(n.internal_prefix ~ 'latest') -%}
+  {%- set upserts = auto_cdc._q(n.internal_prefix ~ 'upserts') -%}
   {%- set first_new = auto_cdc._q(n.internal_prefix ~ 'first_new') -%}
   {%- set last_start = auto_cdc._q(n.internal_prefix ~ 'last_start') -%}
   {%- set last_end = auto_cdc._q(n.internal_prefix ~ 'last_end') -%}
@@ -79,6 +85,31 @@ last_truncate as (
   limit 1
 ),
 {#- the touched keys' events in the log, read once: the last one first, and whether a mask hides any -#}
+{%- if by_aggregate %}
+{#- one row a key: its last event (a mask has no sequence: arg_max passes it by), coded as one value
+    (-1 a delete; an upsert its fingerprint, which is never negative, or -2 where it has none), whether
+    a mask hides any, and for SCD2 how many upserts it holds -#}
+last_event as (
+  select {{ auto_cdc._cols(keys) }}, {{ auto_cdc._q(seqs[0]) }},
+    case when {{ latest }} = -1 then '{{ n.delete }}' when {{ latest }} is not null then '{{ n.upsert }}' end as {{ op }},
+    case when {{ latest }} >= 0 then {{ latest }} end as {{ auto_cdc._q(n.fingerprint) }},
+    1 as {{ rank }},
+    {{ masked }}{% if open_only %}, {{ upserts }}{% endif %}
+  from (
+    select {{ auto_cdc.broadcast_hint(['k'], args.run.new_events, keys | length) }}{{ auto_cdc._cols(keys, 'l') }},
+      max(l.{{ auto_cdc._q(seqs[0]) }}) as {{ auto_cdc._q(seqs[0]) }},
+      {{ auto_cdc.arg_max_sql('case when l.' ~ op ~ " = '" ~ n.delete ~ "' then -1 when l." ~ auto_cdc._q(n.fingerprint) ~ ' >= 0 then l.' ~ auto_cdc._q(n.fingerprint) ~ ' else -2 end', 'l.' ~ auto_cdc._q(seqs[0])) }} as {{ latest }},
+      max(case when l.{{ op }} = '{{ n.mask }}' then 1 else 0 end) as {{ masked }}
+      {%- if open_only %},
+      count(case when l.{{ op }} = '{{ n.upsert }}' then 1 end) as {{ upserts }}
+      {%- endif %}
+    from {{ log }} l
+    join touched k on {{ auto_cdc._eq(keys, 'l', 'k') }}
+    where l.{{ op }} in ('{{ n.upsert }}', '{{ n.delete }}', '{{ n.mask }}')
+    group by {{ auto_cdc._cols(keys, 'l') }}
+  ) l
+),
+{%- else %}
 last_event as (
   select {{ auto_cdc._cols(narrow, 'l') }},
     row_number() over latest as {{ rank }},
@@ -108,6 +139,7 @@ last_event as (
     order by case when l.{{ op }} = '{{ n.mask }}' then 1 else 0 end, {{ auto_cdc._seq_order(seqs, 'l', desc=true) }}
   )
 ),
+{%- endif %}
 late as (
   select distinct {{ auto_cdc._cols(keys, 'b') }}
   from {{ args.rel.temp.new }} b
@@ -163,7 +195,13 @@ held as (
   left join expected x on {{ auto_cdc._eq(keys, 'x', 't') }} and {{ fingerprint }} = x.{{ auto_cdc._q(n.fingerprint) }}
   group by {{ auto_cdc._cols(keys, 't') }}
 )
-{%- if open_only %},
+{%- if open_only and by_aggregate %},
+versions as (
+  select {{ auto_cdc._cols(keys) }}, {{ upserts }} as {{ auto_cdc._q(n.internal_prefix ~ 'versions') }}
+  from last_event
+  where {{ masked }} = 0
+)
+{%- elif open_only %},
 {#- SCD2: how many versions the key's events make (an upsert opens one after a delete, or when it
     changes a tracked column), against how many the target holds: a closed version deleted or
     inserted by hand sends the key to the replay, which folds the edit in now -#}

@@ -116,6 +116,24 @@
 {% endmacro %}
 
 
+{#- An aggregate: `value` of the row with the greatest `by`, rows whose `by` is NULL passed by; or ''
+    on an engine without one, where the caller ranks the rows with a window instead. -#}
+{% macro arg_max_sql(value, by) %}
+  {{ return(adapter.dispatch('arg_max_sql', 'auto_cdc')(value, by)) }}
+{% endmacro %}
+
+{#- Postgres has no such aggregate; Spark keeps its window (max_by is not yet measured there). -#}
+{% macro default__arg_max_sql(value, by) %}
+  {{ return('') }}
+{% endmacro %}
+
+{#- DuckDB: arg_max, a hash aggregate where the window sorted each key's events (the classification of
+    1,000,000 keys with 3,000,000 logged events: 0.46 s for the window, 0.26 s for the aggregate). -#}
+{% macro duckdb__arg_max_sql(value, by) %}
+  {{ return('arg_max(' ~ value ~ ', ' ~ by ~ ')') }}
+{% endmacro %}
+
+
 {#- A join hint, placed right after a SELECT, that the relations named by `aliases` (the small side of a
     join with the target or the log: the batch's keys, the rows a run writes) be sent whole to every
     worker; or nothing. `rows`: how many rows they hold at most, or none where the run does not know;
