@@ -118,9 +118,17 @@
     {% do auto_cdc._run_sql(auto_cdc.create_target_sql(args)) %}
     {% do auto_cdc.create_key_indexes(args) %}
   {% endif %}
-  {% do auto_cdc._run_statements(([create_desired] if incremental else [])
-        + [auto_cdc.create_temp_table_sql(temp.stale, auto_cdc.stale_rows_sql(args)),
-           auto_cdc.create_temp_table_sql(temp.missing, auto_cdc.missing_rows_sql(args))]) %}
+  {%- if args.path.no_replay and auto_cdc.fast_rows_replace_held(args) -%}
+    {#- every key on the fast path, and none of its held rows among its new ones (paths.sql): the held
+        rows are the stale ones and the desired rows the missing ones, with nothing to compare -#}
+    {% do auto_cdc._run_sql(create_desired) %}
+    {%- set temp = auto_cdc._with(temp, {'stale': temp.held, 'missing': temp.desired}) -%}
+    {%- set args = auto_cdc._with(args, {'rel': auto_cdc._with(rel, {'temp': temp})}) -%}
+  {%- else -%}
+    {% do auto_cdc._run_statements(([create_desired] if incremental else [])
+          + [auto_cdc.create_temp_table_sql(temp.stale, auto_cdc.stale_rows_sql(args)),
+             auto_cdc.create_temp_table_sql(temp.missing, auto_cdc.missing_rows_sql(args))]) %}
+  {%- endif -%}
   {%- set counts = auto_cdc._change_counts(args) -%}
   {% do auto_cdc.write_changes(args, counts) %}
   {%- if not incremental -%}

@@ -248,6 +248,25 @@ left join versions v on {{ auto_cdc._eq(keys, 'v', 'a') }}
 {% endmacro %}
 
 
+{#- Whether a fast-path key's rows after the run all differ from the rows it held (held_rows_sql), so
+    that, when every affected key takes the fast path, the held rows are all stale and the desired rows
+    all missing without comparing them (apply.sql). The key's new events all sort after its last applied
+    event, whose row it holds (SCD type 1: its row; SCD type 2: its open version), so:
+      - SCD type 1, with every sequence column in the target: its new row carries a greater sequence;
+      - SCD type 2, with every sequence column tracked: each new upsert opens a version with a greater
+        __START_AT, and the first new event closes the open version (sets its __END_AT).
+    Other shapes compare the rows. -#}
+{% macro fast_rows_replace_held(args) %}
+  {%- set seqs = args.cfg.seq_columns -%}
+  {%- if args.cfg.scd == 1 -%}
+    {{ return(seqs | reject('in', args.plan.target_columns) | list | length == 0) }}
+  {%- elif args.cfg.scd == 2 -%}
+    {{ return(seqs | reject('in', auto_cdc._classified_tracked(args)) | list | length == 0) }}
+  {%- endif -%}
+  {{ return(false) }}
+{% endmacro %}
+
+
 {#- The tracked columns the log held before this run, but the keys (an SCD2 key's events all hold its
     key). -#}
 {% macro _classified_tracked(args) %}

@@ -145,6 +145,45 @@ def test_scd2_key_deleted_and_back_stays_on_the_fast_path(project, shown):
         (1, *shown_seq(4), "a4", "x", 4, None), (2, *shown_seq(1), "b", "x", 1, None)]
 
 
+# the changes of the second run below, (id, name, _change_type), by shape and whether the sequence is shown
+FAST_RUN_CHANGES = {
+    (1, False): [(2, "b", "update_preimage"), (2, "b2", "update_postimage"), (3, "c", "delete")],
+    (2, False): [(2, "b", "update_postimage"), (2, "b", "update_preimage"), (2, "b2", "insert"),
+                 (3, "c", "update_postimage"), (3, "c", "update_preimage")],
+}
+FAST_RUN_CHANGES[1, True] = sorted(FAST_RUN_CHANGES[1, False] + [(1, "a", "update_postimage"), (1, "a", "update_preimage")])
+FAST_RUN_CHANGES[2, True] = sorted(FAST_RUN_CHANGES[2, False] + [(1, "a", "insert"), (1, "a", "update_postimage"),
+                                                                 (1, "a", "update_preimage")])
+# (num_upserted_rows, num_deleted_rows) of that run
+FAST_RUN_METRICS = {(1, False): (1, 1), (1, True): (2, 1), (2, False): (3, 0), (2, True): (5, 0)}
+
+
+@pytest.mark.parametrize("scd", [1, 2])
+@pytest.mark.parametrize("shown", [False, True], ids=["sequence_hidden", "sequence_shown"])
+def test_fast_run_records_only_the_rows_it_changes(project, scd, shown):
+    """Every key on the fast path. With the sequence shown (SCD2: tracked, as every shown column is by
+    default), each new event changes its key's rows, and the run takes the rows it held out and its new rows in
+    without comparing them. Hidden, an upsert that repeats the key's values changes nothing (SCD2: it is
+    absorbed), and neither the change feed nor the metrics show it."""
+    base = dict(BASE, except_column_list=["op"]) if shown else BASE
+    project.table("feed", FEED, [(1, 1, "U", "a", "x"), (2, 1, "U", "b", "x"), (3, 1, "U", "c", "x")])
+    project.feed_model("t", "feed", **base, stored_as_scd_type=scd, change_data_feed=True)
+    project.run()
+    # key 1 repeats its values, key 2 changes its name, key 3 is deleted
+    project.insert("feed", COLS, [(1, 2, "U", "a", "x"), (2, 2, "U", "b2", "x"), (3, 2, "D", None, None)])
+    project.run()
+    assert runs(project, "t")[-1][1:3] == (3, 0)
+    # the run compared rows only where a new row may equal a held one
+    assert any("__auto_cdc_stale" in s for s in run_statements(project, "t")) == (not shown)
+    changes = project.fetch(f'select id, name, _change_type from {project.relation("t__auto_cdc_changes")} '
+                            f'where _commit_version = 2')
+    assert sorted(changes) == FAST_RUN_CHANGES[scd, shown]
+    assert project.fetch(f'select num_upserted_rows, num_deleted_rows from {project.relation("t__auto_cdc_runs")} '
+                         f'where run_id = 2') == [FAST_RUN_METRICS[scd, shown]]
+    current = "1 = 1" if scd == 1 else '"__END_AT" is null'
+    assert sorted(project.fetch(f"select id, name from {project.relation('t')} where {current}")) == [(1, "a"), (2, "b2")]
+
+
 def test_key_emptied_by_an_earlier_truncate_takes_the_fast_path_after_it(project):
     """A truncate logged by an earlier run leaves its keys without rows: a key whose last event precedes it is
     expected to have none, so its next event after the truncate takes the fast path; an event before the
@@ -162,9 +201,12 @@ def test_key_emptied_by_an_earlier_truncate_takes_the_fast_path_after_it(project
 
 
 @pytest.mark.parametrize("scd", [1, 2])
-def test_hand_edited_row_sends_its_key_to_the_replay(project, scd):
+@pytest.mark.parametrize("shown", [False, True], ids=["sequence_hidden", "sequence_shown"])
+def test_hand_edited_row_sends_its_key_to_the_replay(project, scd, shown):
+    """The run after a hand edit folds it into the log (a mask hides the key's earlier events); the key is
+    replayed then and in every later run, since its log holds a mask, even when its new event is in order."""
     project.table("feed", FEED, [(1, 1, "U", "a", "x"), (2, 1, "U", "b", "x")])
-    project.feed_model("t", "feed", **BASE, stored_as_scd_type=scd)
+    project.feed_model("t", "feed", **(dict(BASE, except_column_list=["op"]) if shown else BASE), stored_as_scd_type=scd)
     project.run()
     project.execute(f"update {project.relation('t')} set name = 'A!' where id = 1")
     project.insert("feed", COLS, [(1, 2, "U", "a", "y"), (2, 2, "U", "b2", "x")])
@@ -175,6 +217,14 @@ def test_hand_edited_row_sends_its_key_to_the_replay(project, scd):
     else:
         assert target_rows(project, "t", ["id", "name", "__START_AT", "__END_AT"]) == [
             (1, "A!", 1, 2), (1, "a", 2, None), (2, "b", 1, 2), (2, "b2", 2, None)]
+    project.insert("feed", COLS, [(1, 3, "U", "a3", "y"), (2, 3, "U", "b3", "x")])
+    project.run()
+    assert runs(project, "t")[-1][1:4] == (1, 1, 0)
+    if scd == 1:
+        assert target_rows(project, "t", ["id", "name", "city"]) == [(1, "a3", "y"), (2, "b3", "x")]
+    else:
+        assert target_rows(project, "t", ["id", "name", "__START_AT", "__END_AT"]) == [
+            (1, "A!", 1, 2), (1, "a", 2, 3), (1, "a3", 3, None), (2, "b", 1, 2), (2, "b2", 2, 3), (2, "b3", 3, None)]
 
 
 
