@@ -17,6 +17,7 @@
     'edit': '__auto_cdc_edit',
     'rank': '__auto_cdc_rank',
     'fast': '__auto_cdc_fast',
+    'new_events': '__auto_cdc_new_events',
     'fingerprint': '__auto_cdc_fp',
     'log_suffix': '__auto_cdc_log',
     'runs_suffix': '__auto_cdc_runs',

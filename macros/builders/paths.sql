@@ -63,19 +63,24 @@
         and auto_cdc.arg_max_sql('v', 'b') -%}
   {%- set latest = auto_cdc._q(n.internal_prefix ~ 'latest') -%}
   {%- set upserts = auto_cdc._q(n.internal_prefix ~ 'upserts') -%}
+  {%- set new_events = auto_cdc._q(n.new_events) -%}
   {%- set first_new = auto_cdc._q(n.internal_prefix ~ 'first_new') -%}
   {%- set last_start = auto_cdc._q(n.internal_prefix ~ 'last_start') -%}
   {%- set last_end = auto_cdc._q(n.internal_prefix ~ 'last_end') -%}
-with all_keys as (
-  {{ auto_cdc.affected_keys_sql(args) }}
-),
-touched as (
-  {%- if by_bounds %}
-  select {{ auto_cdc._cols(keys) }}, min({{ auto_cdc._q(seqs[0]) }}) as {{ first_new }}
+{#- the keys of the new events, each with how many it has (the fast rows take a key with one new event
+    by a join) -#}
+with touched as (
+  select {{ auto_cdc._cols(keys) }}, count(*) as {{ new_events }}
+  {%- if by_bounds %}, min({{ auto_cdc._q(seqs[0]) }}) as {{ first_new }}{% endif %}
   from {{ args.rel.temp.new }} where {{ op }} <> '{{ n.truncate }}'
   group by {{ auto_cdc._cols(keys) }}
+),
+{#- and the keys a killed run touched (affected_keys_sql); a run with a truncate has no fast path -#}
+all_keys as (
+  {%- if args.run.killed %}
+  {{ auto_cdc.affected_keys_sql(args) }}
   {%- else %}
-  select distinct {{ auto_cdc._cols(keys) }} from {{ args.rel.temp.new }} where {{ op }} <> '{{ n.truncate }}'
+  select {{ auto_cdc._cols(keys) }} from touched
   {%- endif %}
 ),
 last_truncate as (
@@ -236,7 +241,8 @@ select
     {%- endif %}
     when x.{{ k0 }} is not null and coalesce(h.{{ auto_cdc._q(n.internal_prefix ~ 'as_left') }}, 0) = 0 then false
     else true
-  end as {{ auto_cdc._q(n.fast) }}
+  end as {{ auto_cdc._q(n.fast) }},
+  k.{{ new_events }}
 from all_keys a
 left join touched k on {{ auto_cdc._eq(keys, 'k', 'a') }}
 left join (select distinct * from late) lt on {{ auto_cdc._eq(keys, 'lt', 'a') }}
@@ -290,14 +296,22 @@ left join versions v on {{ auto_cdc._eq(keys, 'v', 'a') }}
   {%- set n = auto_cdc._names() -%}
   {%- set op = auto_cdc._q(n.op) -%}
   {%- set rank = auto_cdc._q(n.rank) -%}
-select {{ auto_cdc._new_event_columns(args.plan.output, args, none) | join(', ') }}
+  {%- set fast_key = 'a.' ~ auto_cdc._q(n.fast) ~ ' and b.' ~ op ~ " <> '" ~ n.truncate ~ "'" -%}
+  {%- set columns = auto_cdc._new_event_columns(args.plan.output, args, none) | join(', ') -%}
+{#- a key with one new event: that event, by a join; a key with several: the latest #}
+select {{ auto_cdc._new_event_columns(args.plan.output, args, 'b') | join(', ') }}
+from {{ args.rel.temp.new }} b
+join {{ args.rel.temp.affected }} a on {{ auto_cdc._eq(cfg.key_columns, 'a', 'b') }}
+where {{ fast_key }} and a.{{ auto_cdc._q(n.new_events) }} = 1 and b.{{ op }} = '{{ n.upsert }}'
+union all
+select {{ columns }}
 from (
   select b.*, row_number() over (
     partition by {{ auto_cdc._cols(cfg.key_columns, 'b') }} order by {{ auto_cdc._seq_order(cfg.seq_columns, 'b', desc=true) }}
   ) as {{ rank }}
   from {{ args.rel.temp.new }} b
   join {{ args.rel.temp.affected }} a on {{ auto_cdc._eq(cfg.key_columns, 'a', 'b') }}
-  where a.{{ auto_cdc._q(n.fast) }} and b.{{ op }} <> '{{ n.truncate }}'
+  where {{ fast_key }} and a.{{ auto_cdc._q(n.new_events) }} > 1
 ) latest
 where {{ rank }} = 1 and {{ op }} = '{{ n.upsert }}'
 {% endmacro %}
@@ -317,18 +331,17 @@ where {{ rank }} = 1 and {{ op }} = '{{ n.upsert }}'
   {%- for c, expr in auto_cdc._scd2_open_values(args, 'h') -%}
     {%- do from_open.append(expr ~ ' as ' ~ auto_cdc._q(c)) -%}
   {%- endfor -%}
-  {%- set several = auto_cdc._scd2_keys_with_new_events(args, '> 1') -%}
+  {%- set several = 'a.' ~ fast ~ ' and a.' ~ auto_cdc._q(n.new_events) ~ ' > 1' -%}
   {%- set events_sql -%}
     select {{ from_open | join(', ') }}, '{{ n.upsert }}' as {{ op }}
     from {{ args.rel.temp.held }} h
-    join {{ several }} s on {{ auto_cdc._eq(cfg.key_columns, 's', 'h') }}
-    where h.{{ fast }} and h.{{ auto_cdc._q(n.end_at) }} is null
+    join {{ args.rel.temp.affected }} a on {{ auto_cdc._eq(cfg.key_columns, 'a', 'h') }}
+    where {{ several }} and h.{{ auto_cdc._q(n.end_at) }} is null
     union all
     select {{ auto_cdc._new_event_columns(columns, args, 'b') | join(', ') }}, b.{{ op }}
     from {{ args.rel.temp.new }} b
     join {{ args.rel.temp.affected }} a on {{ auto_cdc._eq(cfg.key_columns, 'a', 'b') }}
-    join {{ several }} s on {{ auto_cdc._eq(cfg.key_columns, 's', 'b') }}
-    where a.{{ fast }} and b.{{ op }} <> '{{ n.truncate }}'
+    where {{ several }} and b.{{ op }} <> '{{ n.truncate }}'
   {%- endset -%}
 {{ auto_cdc._union_all([auto_cdc._scd2_one_event_rows_sql(args), auto_cdc.scd2_rows_sql(args, events_sql)]) }}
 {% endmacro %}
@@ -376,10 +389,9 @@ with one_event as (
       {{ open_cols | join(', ') }}
     from {{ args.rel.temp.new }} b
     join {{ args.rel.temp.affected }} a on {{ auto_cdc._eq(cfg.key_columns, 'a', 'b') }}
-    join {{ auto_cdc._scd2_keys_with_new_events(args, '= 1') }} s on {{ auto_cdc._eq(cfg.key_columns, 's', 'b') }}
     left join {{ args.rel.temp.held }} h
       on {{ auto_cdc._eq(cfg.key_columns, 'h', 'b') }} and h.{{ fast }} and h.{{ auto_cdc._q(n.end_at) }} is null
-    where a.{{ fast }} and b.{{ op }} <> '{{ n.truncate }}'
+    where a.{{ fast }} and a.{{ auto_cdc._q(n.new_events) }} = 1 and b.{{ op }} <> '{{ n.truncate }}'
   ) e
 )
 {#- the open version, closed by the event #}
@@ -419,15 +431,6 @@ where {{ op }} = '{{ n.upsert }}'
   {%- endfor -%}
   {{ return(out) }}
 {% endmacro %}
-
-{#- The fast-path keys with as many new events as `count` says ('= 1', '> 1'), as a subquery. -#}
-{% macro _scd2_keys_with_new_events(args, count) %}
-  {%- set n = auto_cdc._names() -%}
-  {%- set keys = auto_cdc._cols(args.cfg.key_columns) -%}
-  {{ return('(select ' ~ keys ~ ' from ' ~ args.rel.temp.new ~ ' where ' ~ auto_cdc._q(n.op) ~ " <> '" ~ n.truncate
-            ~ "' group by " ~ keys ~ ' having count(*) ' ~ count ~ ')') }}
-{% endmacro %}
-
 
 {#- The given columns of this run's new events: a column the target keeps but the model no longer
     returns (on_schema_change 'ignore') is NULL in them, as in the log. -#}
