@@ -6,6 +6,12 @@ runs in one transaction that is rolled back; the kept project is not touched.
     .venv/bin/python bench/lower_bound.py --scd 2         # prints its project folder, and keeps it
     .venv/bin/python bench/replay_duckdb.py /tmp/auto_cdc_lower_bound_XXXX/project scd2 --explain affected desired
 
+With `--compare OTHER`, the statements asked for with `--explain` are not profiled but timed four times each,
+alternating with the same statement of OTHER's run (a kept project of the same size made by other code): the
+A/B of one statement on one database, a few seconds apart.
+
+    .venv/bin/python bench/replay_duckdb.py NEW/project scd2 --explain affected desired --compare OLD/project
+
 The statements are read from dbt's JSON log of the model's second run, which lower_bound.py keeps as
 `logs/<model>.log` (else the project's `logs/dbt.log`), from its staging statement on; the batch is bench/run.py's next batch on the same keys (`--run`, after the two lower_bound.py applied).
 """
@@ -47,6 +53,41 @@ def last_run(log: Path, model: str) -> list[str]:
     return statements
 
 
+def project_run(project: Path, model: str) -> list[str]:
+    log = project / "logs" / f"{model}.log"
+    statements = last_run(log if log.exists() else project / "logs" / "dbt.log", model)
+    if not statements:
+        sys.exit(f"no run of {model} in {log.parent}")
+    return statements
+
+
+def creates(sql: str, model: str, names: list[str]) -> str | None:
+    """Which of `names` (temp tables of the model) the statement creates, if any."""
+    for name in names:
+        if re.match(rf'\s*create or replace temporary table "?{model}__auto_cdc_{name}\b', sql):
+            return name
+    return None
+
+
+def creates_sql(statements: list[str], model: str, name: str) -> str:
+    found = [s for s in statements if creates(s, model, [name])]
+    if not found:
+        sys.exit(f"the other run creates no {model}__auto_cdc_{name}")
+    return found[0]
+
+
+def compare(con: duckdb.DuckDBPyConnection, this: str, other: str) -> str:
+    """Both statements, four times each, alternating (the caller then runs this one again, for what follows)."""
+    times: dict[str, list[float]] = {"this": [], "other": []}
+    for i in range(4):
+        pair = [("other", other), ("this", this)] if i % 2 == 0 else [("this", this), ("other", other)]
+        for label, sql in pair:
+            t = time.perf_counter()
+            con.execute(sql)
+            times[label].append(time.perf_counter() - t)
+    return "  ".join(f"{k} {' '.join(f'{x:.3f}' for x in v)} s" for k, v in times.items())
+
+
 def operators(profile: dict) -> list[str]:
     out: list[str] = []
 
@@ -74,11 +115,11 @@ def main() -> None:
     ap.add_argument("--run", type=int, default=3, help="which batch of bench/run.py to replay with (1-9)")
     ap.add_argument("--explain", nargs="*", default=[],
                     help="profile the statements that create these temp tables (affected, held, desired, ...)")
+    ap.add_argument("--compare", type=Path, metavar="OTHER",
+                    help="time the --explain statements against OTHER's (a kept project), alternately, four times each")
     args = ap.parse_args()
-    log = args.project / "logs" / f"{args.model}.log"
-    statements = last_run(log if log.exists() else args.project / "logs" / "dbt.log", args.model)
-    if not statements:
-        sys.exit(f"no run of {args.model} in {log.parent}")
+    statements = project_run(args.project, args.model)
+    other = project_run(args.compare, args.model) if args.compare else []
     copy = Path(tempfile.mkdtemp(prefix="auto_cdc_replay_")) / "it.duckdb"
     shutil.copy(args.project / "it.duckdb", copy)
     con = duckdb.connect(str(copy))
@@ -87,8 +128,10 @@ def main() -> None:
     con.execute("begin")
     profile = copy.parent / "profile.json"
     for sql in statements:
-        explain = any(re.match(rf'\s*create or replace temporary table "?{args.model}__auto_cdc_{name}\b', sql)
-                      for name in args.explain)
+        name = creates(sql, args.model, args.explain)
+        explain = name is not None and not args.compare
+        if name is not None and args.compare:
+            print(f"         {name}: {compare(con, sql, creates_sql(other, args.model, name))}")
         if explain:
             con.execute("pragma enable_profiling='json'")
             con.execute(f"pragma profiling_output='{profile}'")
