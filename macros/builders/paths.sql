@@ -40,18 +40,14 @@
   {%- set b_seq = [] -%}
   {%- for c in seqs -%}{%- do b_seq.append('b.' ~ auto_cdc._q(c)) -%}{%- endfor -%}
   {%- set new_seq = auto_cdc.seq_value_sql(b_seq, args) -%}
-  {#- SCD2: whether an event changes a tracked column the log held before this run, by a fingerprint of
-      those columns (the tracked_fp below) -#}
-  {%- set tracked = auto_cdc._classified_tracked(args) -%}
-  {#- With every sequence column tracked (the default: every output column is), each upsert opens a
-      version: two events of one key held in the log never share a sequence (a second event at a key's
-      sequence is a duplicate, dropped, or a conflict, refused: R7; a key with a mask is not counted).
-      Its versions are then its upserts, counted without comparing an event with the one before it. -#}
-  {%- set every_upsert_opens = open_only and seqs | select('in', tracked) | list | length == seqs | length -%}
-  {%- if every_upsert_opens -%}{%- set tracked = [] -%}{%- endif -%}
+  {#- SCD2: a key's versions are its upserts (_every_upsert_opens), or are counted by comparing each event
+      with the one before it: whether it changes a tracked column the log held before this run, by a
+      fingerprint of those columns (hashed, as tracked_fp below) -#}
+  {%- set every_upsert_opens = auto_cdc._every_upsert_opens(args) -%}
+  {%- set hashed = [] if every_upsert_opens else auto_cdc._classified_tracked(args) -%}
   {%- set tracked_fp = auto_cdc._q(n.internal_prefix ~ 'tracked_fp') -%}
   {%- set previous_fp = auto_cdc._q(n.internal_prefix ~ 'previous_fp') -%}
-  {%- set changed = tracked_fp ~ ' is distinct from ' ~ previous_fp if tracked else 'false' -%}
+  {%- set changed = tracked_fp ~ ' is distinct from ' ~ previous_fp if hashed else 'false' -%}
   {%- set previous_op = auto_cdc._q(n.internal_prefix ~ 'previous_op') -%}
   {%- set narrow = auto_cdc._classified_log_columns(args) -%}
   {#- SCD2 with a one-column sequence: each touched key's first new sequence, against the greatest start
@@ -121,7 +117,7 @@ last_event as (
     {%- if open_only and not every_upsert_opens %}
     {#- SCD2: the event before each one (the next in this order, for a key without a mask: opened) -#}
     lead(l.{{ op }}) over latest as {{ previous_op }},
-    {%- if tracked %}
+    {%- if hashed %}
     l.{{ tracked_fp }},
     lead(l.{{ tracked_fp }}) over latest as {{ previous_fp }},
     {%- endif %}
@@ -129,11 +125,11 @@ last_event as (
     max(case when l.{{ op }} = '{{ n.mask }}' then 1 else 0 end) over (partition by {{ auto_cdc._cols(keys, 'l') }}) as {{ masked }}
   from (
     select {{ auto_cdc.broadcast_hint(['k'], args.run.new_events, keys | length) }}{{ auto_cdc._cols(narrow, 'l') }}
-    {%- if open_only and tracked -%}
+    {%- if open_only and hashed -%}
       {#- a hash, not the values: the window sorts 8 bytes a row in place of every tracked column. Two
           different values that hash alike count one version less than the target holds, which only
           sends the key to the replay. -#}
-      , {{ auto_cdc.row_fingerprint_sql(tracked, 'l') }} as {{ tracked_fp }}
+      , {{ auto_cdc.row_fingerprint_sql(hashed, 'l') }} as {{ tracked_fp }}
     {%- endif %}
     from {{ log }} l
     join touched k on {{ auto_cdc._eq(keys, 'l', 'k') }}
@@ -266,10 +262,18 @@ left join versions v on {{ auto_cdc._eq(keys, 'v', 'a') }}
   {%- set seqs = args.cfg.seq_columns -%}
   {%- if args.cfg.scd == 1 -%}
     {{ return(seqs | reject('in', args.plan.target_columns) | list | length == 0) }}
-  {%- elif args.cfg.scd == 2 -%}
-    {{ return(seqs | reject('in', auto_cdc._classified_tracked(args)) | list | length == 0) }}
   {%- endif -%}
-  {{ return(false) }}
+  {{ return(auto_cdc._every_upsert_opens(args)) }}
+{% endmacro %}
+
+
+{#- SCD type 2 with every sequence column tracked (the default: every output column is): each upsert opens
+    a version, since two events of one key held in the log never share a sequence (a second event at a
+    key's sequence is a duplicate, dropped, or a conflict, refused: R7; a key with a mask is not counted).
+    A key's versions are then its upserts, counted without comparing an event with the one before it. -#}
+{% macro _every_upsert_opens(args) %}
+  {%- if args.cfg.scd != 2 -%}{{ return(false) }}{%- endif -%}
+  {{ return(args.cfg.seq_columns | reject('in', auto_cdc._classified_tracked(args)) | list | length == 0) }}
 {% endmacro %}
 
 
