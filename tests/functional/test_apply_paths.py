@@ -151,7 +151,8 @@ FAST_RUN_CHANGES = {
     (2, False): [(2, "b", "update_postimage"), (2, "b", "update_preimage"), (2, "b2", "insert"),
                  (3, "c", "update_postimage"), (3, "c", "update_preimage")],
 }
-FAST_RUN_CHANGES[1, True] = sorted(FAST_RUN_CHANGES[1, False] + [(1, "a", "update_postimage"), (1, "a", "update_preimage")])
+FAST_RUN_CHANGES[1, True] = sorted(FAST_RUN_CHANGES[1, False]
+                                   + [(1, "a", "update_postimage"), (1, "a", "update_preimage")])
 FAST_RUN_CHANGES[2, True] = sorted(FAST_RUN_CHANGES[2, False] + [(1, "a", "insert"), (1, "a", "update_postimage"),
                                                                  (1, "a", "update_preimage")])
 # (num_upserted_rows, num_deleted_rows) of that run
@@ -181,7 +182,8 @@ def test_fast_run_records_only_the_rows_it_changes(project, scd, shown):
     assert project.fetch(f'select num_upserted_rows, num_deleted_rows from {project.relation("t__auto_cdc_runs")} '
                          f'where run_id = 2') == [FAST_RUN_METRICS[scd, shown]]
     current = "1 = 1" if scd == 1 else '"__END_AT" is null'
-    assert sorted(project.fetch(f"select id, name from {project.relation('t')} where {current}")) == [(1, "a"), (2, "b2")]
+    rows = project.fetch(f"select id, name from {project.relation('t')} where {current}")
+    assert sorted(rows) == [(1, "a"), (2, "b2")]
 
 
 def test_key_emptied_by_an_earlier_truncate_takes_the_fast_path_after_it(project):
@@ -206,25 +208,26 @@ def test_hand_edited_row_sends_its_key_to_the_replay(project, scd, shown):
     """The run after a hand edit folds it into the log (a mask hides the key's earlier events); the key is
     replayed then and in every later run, since its log holds a mask, even when its new event is in order."""
     project.table("feed", FEED, [(1, 1, "U", "a", "x"), (2, 1, "U", "b", "x")])
-    project.feed_model("t", "feed", **(dict(BASE, except_column_list=["op"]) if shown else BASE), stored_as_scd_type=scd)
+    base = dict(BASE, except_column_list=["op"]) if shown else BASE
+    project.feed_model("t", "feed", **base, stored_as_scd_type=scd)
     project.run()
     project.execute(f"update {project.relation('t')} set name = 'A!' where id = 1")
-    project.insert("feed", COLS, [(1, 2, "U", "a", "y"), (2, 2, "U", "b2", "x")])
-    project.run()
-    assert runs(project, "t")[-1][1:4] == (1, 1, 1)
-    if scd == 1:
-        assert target_rows(project, "t", ["id", "name", "city"]) == [(1, "a", "y"), (2, "b2", "x")]
-    else:
-        assert target_rows(project, "t", ["id", "name", "__START_AT", "__END_AT"]) == [
-            (1, "A!", 1, 2), (1, "a", 2, None), (2, "b", 1, 2), (2, "b2", 2, None)]
-    project.insert("feed", COLS, [(1, 3, "U", "a3", "y"), (2, 3, "U", "b3", "x")])
-    project.run()
-    assert runs(project, "t")[-1][1:4] == (1, 1, 0)
-    if scd == 1:
-        assert target_rows(project, "t", ["id", "name", "city"]) == [(1, "a3", "y"), (2, "b3", "x")]
-    else:
-        assert target_rows(project, "t", ["id", "name", "__START_AT", "__END_AT"]) == [
-            (1, "A!", 1, 2), (1, "a", 2, 3), (1, "a3", 3, None), (2, "b", 1, 2), (2, "b2", 2, 3), (2, "b3", 3, None)]
+    # (new events, the run's fast, replayed and edited keys, SCD1 rows (id, name, city), SCD2 rows (id, name,
+    # __START_AT, __END_AT)): the edit is folded in by the first run, and key 1 is replayed by both
+    steps = [
+        ([(1, 2, "U", "a", "y"), (2, 2, "U", "b2", "x")], (1, 1, 1), [(1, "a", "y"), (2, "b2", "x")],
+         [(1, "A!", 1, 2), (1, "a", 2, None), (2, "b", 1, 2), (2, "b2", 2, None)]),
+        ([(1, 3, "U", "a3", "y"), (2, 3, "U", "b3", "x")], (1, 1, 0), [(1, "a3", "y"), (2, "b3", "x")],
+         [(1, "A!", 1, 2), (1, "a", 2, 3), (1, "a3", 3, None), (2, "b", 1, 2), (2, "b2", 2, 3), (2, "b3", 3, None)]),
+    ]
+    for events, paths, scd1_rows, scd2_rows in steps:
+        project.insert("feed", COLS, events)
+        project.run()
+        assert runs(project, "t")[-1][1:4] == paths
+        if scd == 1:
+            assert target_rows(project, "t", ["id", "name", "city"]) == scd1_rows
+        else:
+            assert target_rows(project, "t", ["id", "name", "__START_AT", "__END_AT"]) == scd2_rows
 
 
 
