@@ -19,6 +19,14 @@ FEED = [("id", "integer"), ("seq", "integer"), ("op", "varchar"), ("name", "varc
 COLS = ["id", "seq", "op", "name", "city"]
 BASE = dict(materialized="auto_cdc", keys=["id"], sequence_by="seq", apply_as_deletes="op = 'D'",
             except_column_list=["op", "seq"])
+# the tests that run with the sequence hidden (BASE) and shown in the target
+SEQUENCE_SHOWN = pytest.mark.parametrize("shown", [False, True], ids=["sequence_hidden", "sequence_shown"])
+
+
+def config(shown: bool) -> dict:
+    return dict(BASE, except_column_list=["op"]) if shown else BASE
+
+
 # transaction control (and the adapter's own SQL for every node, is_adapter_sql): not the apply's statements
 CONTROL = {"BEGIN", "COMMIT", "ROLLBACK", "Close"}
 
@@ -125,12 +133,12 @@ def test_scd2_showing_its_sequence_takes_the_fast_path_when_the_sequence_is_trac
                         (2, 1, "b", "x", 1, 4), (2, 4, "b", "x", 4, None)]
 
 
-@pytest.mark.parametrize("shown", [False, True], ids=["sequence_hidden", "sequence_shown"])
+@SEQUENCE_SHOWN
 def test_scd2_key_deleted_and_back_stays_on_the_fast_path(project, shown):
     """A key's versions are counted from its logged events: a delete closes a version and opens none, the
     upsert after it opens one, even with every value NULL (as a delete's are in the log). With the sequence
     shown (and so tracked) every upsert opens one; hidden, the tracked values decide."""
-    base = dict(BASE, except_column_list=["op"]) if shown else BASE
+    base = config(shown)
     columns = ["id"] + (["seq"] if shown else []) + ["name", "city", "__START_AT", "__END_AT"]
     project.table("feed", FEED, [(1, 1, "U", "a", "x"), (2, 1, "U", "b", "x")])
     project.feed_model("t", "feed", **base, stored_as_scd_type=2)
@@ -160,13 +168,13 @@ FAST_RUN_METRICS = {(1, False): (1, 1), (1, True): (2, 1), (2, False): (3, 0), (
 
 
 @pytest.mark.parametrize("scd", [1, 2])
-@pytest.mark.parametrize("shown", [False, True], ids=["sequence_hidden", "sequence_shown"])
+@SEQUENCE_SHOWN
 def test_fast_run_records_only_the_rows_it_changes(project, scd, shown):
     """Every key on the fast path. With the sequence shown (SCD2: tracked, as every shown column is by
     default), each new event changes its key's rows, and the run takes the rows it held out and its new rows in
     without comparing them. Hidden, an upsert that repeats the key's values changes nothing (SCD2: it is
     absorbed), and neither the change feed nor the metrics show it."""
-    base = dict(BASE, except_column_list=["op"]) if shown else BASE
+    base = config(shown)
     project.table("feed", FEED, [(1, 1, "U", "a", "x"), (2, 1, "U", "b", "x"), (3, 1, "U", "c", "x")])
     project.feed_model("t", "feed", **base, stored_as_scd_type=scd, change_data_feed=True)
     project.run()
@@ -203,12 +211,12 @@ def test_key_emptied_by_an_earlier_truncate_takes_the_fast_path_after_it(project
 
 
 @pytest.mark.parametrize("scd", [1, 2])
-@pytest.mark.parametrize("shown", [False, True], ids=["sequence_hidden", "sequence_shown"])
+@SEQUENCE_SHOWN
 def test_hand_edited_row_sends_its_key_to_the_replay(project, scd, shown):
     """The run after a hand edit folds it into the log (a mask hides the key's earlier events); the key is
     replayed then and in every later run, since its log holds a mask, even when its new event is in order."""
     project.table("feed", FEED, [(1, 1, "U", "a", "x"), (2, 1, "U", "b", "x")])
-    base = dict(BASE, except_column_list=["op"]) if shown else BASE
+    base = config(shown)
     project.feed_model("t", "feed", **base, stored_as_scd_type=scd)
     project.run()
     project.execute(f"update {project.relation('t')} set name = 'A!' where id = 1")
