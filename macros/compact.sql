@@ -264,12 +264,18 @@ select
 {% endmacro %}
 
 
+{#- Whether a run's new events are filtered by a horizon (above_horizon_sql). -#}
+{% macro horizon_applies(args) %}
+  {%- set runs_columns = (args.plan.types.get('runs') or {}).keys() | map('lower') | list -%}
+  {{ return(args.path.incremental and 'horizon' in runs_columns and args.cfg.seq_columns | length == 1) }}
+{% endmacro %}
+
+
 {#- A run's new events keep only those above the model's horizon, once it has one (a compaction
     added the run log's `horizon` column): an event at or below it would land in a history that is
     no longer there. -#}
 {% macro above_horizon_sql(args, sql) %}
-  {%- set runs_columns = (args.plan.types.get('runs') or {}).keys() | map('lower') | list -%}
-  {%- if not args.path.incremental or 'horizon' not in runs_columns or args.cfg.seq_columns | length != 1 -%}
+  {%- if not auto_cdc.horizon_applies(args) -%}
     {{ return(sql) }}
   {%- endif -%}
   {%- set e = auto_cdc._alias('above') -%}

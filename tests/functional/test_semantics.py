@@ -108,6 +108,12 @@ def test_bad_input_fails_the_run_and_applies_nothing(project):
     result = project.run(check=False)
     assert not result.ok and "conflicting events" in result.output and "id=1" in result.output
     assert _state(project, "t") == before
+    # and so does a conflict inside the batch at a key and sequence the log holds, one of the two
+    # events being the one applied
+    project.table("feed", FEED, [(1, 1, "U", "a", None), (1, 1, "U", "changed", None), (5, 9, "U", "new", None)])
+    result = project.run(check=False)
+    assert not result.ok and "conflicting events" in result.output and "id=1" in result.output
+    assert _state(project, "t") == before
     # duplicates, even with different excluded columns or delete payloads, are harmless
     project.table("feed", FEED, [(1, 1, "U", "a", None), (1, 1, "U", "a", None), (2, 1, "U", "b", None),
                                  (2, 5, "D", "p", None), (2, 5, "D", "q", "r")])
