@@ -170,9 +170,9 @@ expected as (
   where e.{{ rank }} = 1 and e.{{ op }} = '{{ n.upsert }}'
     and (t.{{ auto_cdc._q(seqs[0]) }} is null or not {{ auto_cdc._seq_lt(seqs, 'e', 't') }})
 ),
-{#- the touched keys' rows in the target, read once: how many are current (SCD2: open versions), how
-    many of those are the row the key's last applied event left and, for SCD2, how many versions
-    there are -#}
+{#- the touched keys' rows in the target, read once: how many are current (SCD2: open versions), the
+    least fingerprint among them (a key with one is on the fast path only if it is the row the key's
+    last applied event left) and, for SCD2, how many versions there are -#}
 held as (
   select {{ auto_cdc.broadcast_hint(['k'], args.run.new_events, keys | length) }}{{ auto_cdc._cols(keys, 't') }},
   {%- if open_only %}
@@ -185,15 +185,15 @@ held as (
   {%- else %}
     count(*) as {{ auto_cdc._q(n.internal_prefix ~ 'rows') }},
   {%- endif %}
-    count(x.{{ k0 }}) as {{ auto_cdc._q(n.internal_prefix ~ 'as_left') }}
-  from {{ args.rel.target }} t
-  join touched k on {{ auto_cdc._eq(keys, 't', 'k') }}
   {#- SCD2: the open version's fingerprint only (closed versions are counted, never hashed) -#}
   {%- set fingerprint = auto_cdc.row_fingerprint_sql(compared, 't') -%}
   {%- if open_only -%}
     {%- set fingerprint = 'case when t.' ~ auto_cdc._q(n.end_at) ~ ' is null then ' ~ fingerprint ~ ' end' -%}
   {%- endif %}
-  left join expected x on {{ auto_cdc._eq(keys, 'x', 't') }} and {{ fingerprint }} = x.{{ auto_cdc._q(n.fingerprint) }}
+    {#- a key on the fast path has one current row: its fingerprint is the least -#}
+    min({{ fingerprint }}) as {{ auto_cdc._q(n.fingerprint) }}
+  from {{ args.rel.target }} t
+  join touched k on {{ auto_cdc._eq(keys, 't', 'k') }}
   group by {{ auto_cdc._cols(keys, 't') }}
 )
 {%- if open_only and by_aggregate %},
@@ -235,7 +235,7 @@ select
     {%- if open_only %}
     when coalesce(h.{{ auto_cdc._q(n.internal_prefix ~ 'versions') }}, 0) <> coalesce(v.{{ auto_cdc._q(n.internal_prefix ~ 'versions') }}, 0) then false
     {%- endif %}
-    when x.{{ k0 }} is not null and coalesce(h.{{ auto_cdc._q(n.internal_prefix ~ 'as_left') }}, 0) = 0 then false
+    when x.{{ k0 }} is not null and h.{{ auto_cdc._q(n.fingerprint) }} is distinct from x.{{ auto_cdc._q(n.fingerprint) }} then false
     else true
   end as {{ auto_cdc._q(n.fast) }},
   k.{{ new_events }}
