@@ -172,24 +172,6 @@ and not exists (
 )
 {% endmacro %}
 
-{#- Whether the new events are the batch's distinct events less those at a key and sequence where the log
-    holds a source event (not an edit event, not a mask): the feed's check then reads the conflicts
-    inside the batch from them (_conflicts_sql, checks.sql), since an event at such a key and sequence is
-    compared with the logged one. -#}
-{% macro new_events_leave_out_source_events_only() %}
-  {{ return(adapter.dispatch('new_events_leave_out_source_events_only', 'auto_cdc')()) }}
-{% endmacro %}
-
-{% macro default__new_events_leave_out_source_events_only() %}
-  {{ return(true) }}
-{% endmacro %}
-
-{#- Spark's new events leave out an event at the key and sequence of any logged event, an edit event's
-    too, which the check against the log does not compare with: it reads the batch. -#}
-{% macro spark__new_events_leave_out_source_events_only() %}
-  {{ return(false) }}
-{% endmacro %}
-
 {#- default__new_events_sql with reserved aliases (see the top of this file). -#}
 {% macro spark__new_events_sql(args) %}
   {%- set cfg = args.cfg -%}
@@ -215,7 +197,7 @@ select distinct {{ auto_cdc._cols(args.plan.stored, b) }}, {{ b }}.{{ op }}
 from {{ args.rel.temp.batch }} {{ b }}
 where not exists (
     select 1 from {{ args.logged }} {{ l }}
-    where {{ l }}.{{ op }} <> '{{ n.truncate }}'
+    where {{ l }}.{{ op }} in ('{{ n.upsert }}', '{{ n.delete }}') and {{ l }}.{{ auto_cdc._q(n.edit) }} is not true
       and {{ auto_cdc._eq(cfg.key_columns + cfg.seq_columns, l, b) }}
   )
   and not exists (

@@ -265,11 +265,17 @@ def install_hand_edits(p: Project) -> dict:
             ("sql", f"update {er} set name = 'C!' where id = 3"), ("er_feed", cols, [(3, 2, "U", "c2", "z")])],
         # every version of key 2 deleted: a delete at its last sequence (6) ends whatever comes before it, so
         # a late event at 5 is a closed version, and one at 8 opens the next
-        2: [("sql", f"delete from {he2} where id = 2"), ("he2_feed", cols, [(2, 5, "U", "old", "x"), (2, 8, "U", "b8", "x")])],
+        2: [("sql", f"delete from {he2} where id = 2"), ("he2_feed", cols, [(2, 5, "U", "old", "x"), (2, 8, "U", "b8", "x")]),
+            # a hand row inserted for a new key, folded in by the run that brings its first event (at 6)
+            ("sql", f"insert into {he2} (id, name, city, `__START_AT`, `__END_AT`) values (5, 'hand', 'z', 5, NULL)"),
+            ("he2_feed", cols, [(5, 6, "U", "six", "y")])],
+        # a source event at the hand row's sequence replaces its edit event (the feed wins over the placeholder)
+        3: [("he2_feed", cols, [(5, 5, "U", "source", "y")])],
     }
     checks = {"he1": (["id", "name", "city"], [(1, "A!", "x"), (3, "c6", "x"), (9, "nine", "n")]),
               "he2": (DML_SCD2_COLS, [(1, "A3!", 3, 4), (1, "a1", 1, 3), (1, "a5", 5, 7), (1, "a7", 7, None),
-                                      (1, "late", 4, 5), (2, "b8", 8, None), (2, "old", 5, 6)])}
+                                      (1, "late", 4, 5), (2, "b8", 8, None), (2, "old", 5, 6), (5, "six", 6, None),
+                                      (5, "source", 5, 6)])}
     return {"steps": steps, "checks": checks}
 
 
