@@ -34,6 +34,13 @@
   {{- return(out | join(' and ') if out else '1 = 1') -}}
 {%- endmacro %}
 
+{#- Whether the log's row `l` is an event the feed brought (an upsert or a delete), not an edit event a
+    folded hand edit left nor a mask: what a re-read event duplicates and a different one conflicts with. -#}
+{% macro _source_event(l) -%}
+  {%- set n = auto_cdc._names() -%}
+  {{- return(l ~ '.' ~ auto_cdc._q(n.op) ~ " in ('" ~ n.upsert ~ "', '" ~ n.delete ~ "') and " ~ l ~ '.' ~ auto_cdc._q(n.edit) ~ ' is not true') -}}
+{%- endmacro %}
+
 {#- NULL-safe equality of every listed column. -#}
 {% macro _same(names, l, r) -%}
   {%- set out = [] -%}

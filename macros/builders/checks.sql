@@ -122,7 +122,7 @@
       from (select distinct {{ auto_cdc._cols(log_columns) }}, {{ op }} from {{ batch }} where {{ op }} <> '{{ n.truncate }}') b
       join {{ log }} l
         on {{ auto_cdc._eq(identity, 'l', 'b') }}
-      where l.{{ op }} in ('{{ n.upsert }}', '{{ n.delete }}') and l.{{ auto_cdc._q(n.edit) }} is not true
+      where {{ auto_cdc._source_event('l') }}
         and not (l.{{ op }} = b.{{ op }} and {{ auto_cdc._same(log_columns, 'l', 'b') }})
       {%- endif %}
     {%- endset -%}

@@ -151,7 +151,7 @@ with logged as (
   join {{ args.logged }} l
     on {{ auto_cdc._eq(cfg.key_columns + cfg.seq_columns, 'l', 'b') }}
   where b.{{ op }} <> '{{ n.truncate }}'
-    and l.{{ op }} in ('{{ n.upsert }}', '{{ n.delete }}') and l.{{ auto_cdc._q(n.edit) }} is not true
+    and {{ auto_cdc._source_event('l') }}
   union all
   select distinct {{ auto_cdc._cols(cfg.key_columns + cfg.seq_columns, 'b') }}, b.{{ op }}
   from {{ args.rel.temp.batch }} b
@@ -197,7 +197,7 @@ select distinct {{ auto_cdc._cols(args.plan.stored, b) }}, {{ b }}.{{ op }}
 from {{ args.rel.temp.batch }} {{ b }}
 where not exists (
     select 1 from {{ args.logged }} {{ l }}
-    where {{ l }}.{{ op }} in ('{{ n.upsert }}', '{{ n.delete }}') and {{ l }}.{{ auto_cdc._q(n.edit) }} is not true
+    where {{ auto_cdc._source_event(l) }}
       and {{ auto_cdc._eq(cfg.key_columns + cfg.seq_columns, l, b) }}
   )
   and not exists (
