@@ -193,7 +193,7 @@ held as (
     {#- a key on the fast path has one current row: its fingerprint is the least -#}
     min({{ fingerprint }}) as {{ auto_cdc._q(n.fingerprint) }}
   from {{ args.rel.target }} t
-  join touched k on {{ auto_cdc._eq(keys, 't', 'k') }}
+  join {{ auto_cdc.in_key_order('touched', keys) }} k on {{ auto_cdc._eq(keys, 't', 'k') }}
   group by {{ auto_cdc._cols(keys, 't') }}
 )
 {%- if open_only and by_aggregate %},

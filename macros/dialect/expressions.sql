@@ -135,6 +135,23 @@
 {% endmacro %}
 
 
+{#- The keys `relation` (a table or a CTE of the batch's keys, the outer side of a join that looks each
+    key up in a table's index) as the join should read them: in key order on Postgres, so that one probe
+    reads the index pages the one before it read (the classification's probes of 100,000 keys into a
+    5,000,000-row target: 0.2 s less; docs/benchmarks.md); as it is where the engine hashes the join. -#}
+{% macro in_key_order(relation, keys) %}
+  {{ return(adapter.dispatch('in_key_order', 'auto_cdc')(relation, keys)) }}
+{% endmacro %}
+
+{% macro default__in_key_order(relation, keys) %}
+  {{ return(relation) }}
+{% endmacro %}
+
+{% macro postgres__in_key_order(relation, keys) %}
+  {{ return('(select * from ' ~ relation ~ ' order by ' ~ auto_cdc._cols(keys) ~ ')') }}
+{% endmacro %}
+
+
 {#- A join hint, placed right after a SELECT, that the relations named by `aliases` (the small side of a
     join with the target or the log: the batch's keys, the rows a run writes) be sent whole to every
     worker; or nothing. `rows`: how many rows they hold at most, or none where the run does not know;
