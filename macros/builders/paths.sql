@@ -54,9 +54,12 @@
       and end of its versions (held) -#}
   {%- set by_bounds = open_only and seqs | length == 1 -%}
   {#- SCD1, and SCD2 whose versions are its upserts, with a one-column sequence: each key's last event
-      by an aggregate where the engine has one (arg_max_sql), not a window that sorts its events -#}
+      by aggregates where the engine does so (last_event_by), not a window that sorts its events -#}
+  {%- set last_by = auto_cdc.last_event_by() -%}
   {%- set by_aggregate = (not open_only or every_upsert_opens) and seqs | length == 1 and seqs[0] not in keys
-        and auto_cdc.arg_max_sql('v', 'b') -%}
+        and last_by in ('aggregate', 'join') -%}
+  {#- arg_max's value: a logged event coded as one value (last_event below) -#}
+  {%- set coded = 'case when l.' ~ op ~ " = '" ~ n.delete ~ "' then -1 when l." ~ auto_cdc._q(n.fingerprint) ~ ' >= 0 then l.' ~ auto_cdc._q(n.fingerprint) ~ ' else -2 end' -%}
   {%- set latest = auto_cdc._q(n.internal_prefix ~ 'latest') -%}
   {%- set upserts = auto_cdc._q(n.internal_prefix ~ 'upserts') -%}
   {%- set new_events = auto_cdc._q(n.new_events) -%}
@@ -87,29 +90,56 @@ last_truncate as (
 ),
 {#- the touched keys' events in the log, read once: the last one first, and whether a mask hides any -#}
 {%- if by_aggregate %}
-{#- one row a key: its last event (a mask has no sequence: arg_max passes it by), coded as one value
-    (-1 a delete; an upsert its fingerprint, which is never negative, or -2 where it has none), whether
-    a mask hides any, and for SCD2 how many upserts it holds -#}
+{#- each key's greatest sequence (a mask has no sequence: the aggregates pass it by), whether a mask
+    hides any and, for SCD2, how many upserts it holds; of the touched keys, or of the batch's keys where
+    the run reads a copy of their events (touched_log: a key without new events is in no join below) -#}
+{%- set copied = (log | string) != (args.rel.log | string) -%}
+{%- set per_key %}
+    select {% if not copied %}{{ auto_cdc.broadcast_hint(['k'], args.run.new_events, keys | length) }}{% endif %}{{ auto_cdc._cols(keys, 'l') }},
+      max(l.{{ auto_cdc._q(seqs[0]) }}) as {{ auto_cdc._q(seqs[0]) }},
+      {%- if last_by == 'aggregate' %}
+      {{ auto_cdc.arg_max_sql(coded, 'l.' ~ auto_cdc._q(seqs[0])) }} as {{ latest }},
+      {%- endif %}
+      max(case when l.{{ op }} = '{{ n.mask }}' then 1 else 0 end) as {{ masked }}
+      {%- if open_only %},
+      count(case when l.{{ op }} = '{{ n.upsert }}' then 1 end) as {{ upserts }}
+      {%- endif %}
+    from {{ log }} l
+    {%- if not copied %}
+    join touched k on {{ auto_cdc._eq(keys, 'l', 'k') }}
+    {%- endif %}
+    where l.{{ op }} in ('{{ n.upsert }}', '{{ n.delete }}', '{{ n.mask }}')
+    group by {{ auto_cdc._cols(keys, 'l') }}
+{%- endset %}
+{%- if last_by == 'aggregate' %}
+{#- one row a key, with its last event by arg_max, coded as one value (-1 a delete; an upsert its
+    fingerprint, which is never negative on DuckDB, or -2 where it has none) -#}
 last_event as (
   select {{ auto_cdc._cols(keys) }}, {{ auto_cdc._q(seqs[0]) }},
     case when {{ latest }} = -1 then '{{ n.delete }}' when {{ latest }} is not null then '{{ n.upsert }}' end as {{ op }},
     case when {{ latest }} >= 0 then {{ latest }} end as {{ auto_cdc._q(n.fingerprint) }},
     1 as {{ rank }},
     {{ masked }}{% if open_only %}, {{ upserts }}{% endif %}
-  from (
-    select {{ auto_cdc.broadcast_hint(['k'], args.run.new_events, keys | length) }}{{ auto_cdc._cols(keys, 'l') }},
-      max(l.{{ auto_cdc._q(seqs[0]) }}) as {{ auto_cdc._q(seqs[0]) }},
-      {{ auto_cdc.arg_max_sql('case when l.' ~ op ~ " = '" ~ n.delete ~ "' then -1 when l." ~ auto_cdc._q(n.fingerprint) ~ ' >= 0 then l.' ~ auto_cdc._q(n.fingerprint) ~ ' else -2 end', 'l.' ~ auto_cdc._q(seqs[0])) }} as {{ latest }},
-      max(case when l.{{ op }} = '{{ n.mask }}' then 1 else 0 end) as {{ masked }}
-      {%- if open_only %},
-      count(case when l.{{ op }} = '{{ n.upsert }}' then 1 end) as {{ upserts }}
-      {%- endif %}
-    from {{ log }} l
-    join touched k on {{ auto_cdc._eq(keys, 'l', 'k') }}
-    where l.{{ op }} in ('{{ n.upsert }}', '{{ n.delete }}', '{{ n.mask }}')
-    group by {{ auto_cdc._cols(keys, 'l') }}
+  from ({{ per_key }}
   ) l
 ),
+{%- else %}
+{#- one row a key, joined back to the event at its greatest sequence. Two events there are an edit event
+    beside the source event at its sequence, under a mask that sends the key to the replay: grouped into
+    one row. -#}
+last_event as (
+  select {{ auto_cdc._cols(keys, 'm') }}, m.{{ auto_cdc._q(seqs[0]) }},
+    min(l.{{ op }}) as {{ op }}, min(l.{{ auto_cdc._q(n.fingerprint) }}) as {{ auto_cdc._q(n.fingerprint) }},
+    1 as {{ rank }},
+    m.{{ masked }}
+    {%- if open_only %}, m.{{ upserts }}{% endif %}
+  from ({{ per_key }}
+  ) m
+  left join {{ log }} l on {{ auto_cdc._eq(keys, 'l', 'm') }} and l.{{ auto_cdc._q(seqs[0]) }} = m.{{ auto_cdc._q(seqs[0]) }}
+    and l.{{ op }} in ('{{ n.upsert }}', '{{ n.delete }}')
+  group by {{ auto_cdc._cols(keys, 'm') }}, m.{{ auto_cdc._q(seqs[0]) }}, m.{{ masked }}{% if open_only %}, m.{{ upserts }}{% endif %}
+),
+{%- endif %}
 {%- else %}
 last_event as (
   select {{ auto_cdc._cols(narrow, 'l') }},
