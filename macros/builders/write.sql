@@ -3,7 +3,9 @@
   (Spark on parquet) write them another way (their overrides: macros/dialect/apply.sql).
 -#}
 
-{% macro merge_changes_sql(args, counts=none) %}
+{#- The MERGE of the stale and missing rows. With `inserts` false, of the missing rows only those that
+    replace a stale row (same row key) and no insert: the caller inserts the others. -#}
+{% macro merge_changes_sql(args, counts=none, inserts=true) %}
   {%- set pk = auto_cdc._row_key(args) -%}
   {%- set s, m, c = auto_cdc._alias('s'), auto_cdc._alias('m'), auto_cdc._alias('c') -%}
   {%- set upsert = auto_cdc._q(auto_cdc._names().internal_prefix ~ 'upsert') -%}
@@ -19,6 +21,9 @@ merge into {{ args.rel.target }} as t
 using ({% if hint %}select {{ hint }}* from ({% endif %}
   select {{ auto_cdc._cols(args.plan.target_columns, m) }}, 1 as {{ upsert }}
   from {{ args.rel.temp.missing }} {{ m }}
+  {%- if not inserts %}
+  where exists (select 1 from {{ args.rel.temp.stale }} {{ s }} where {{ auto_cdc._eq(pk, s, m) }})
+  {%- endif %}
   union all
   select {{ auto_cdc._cols(args.plan.target_columns, s) }}, 0 as {{ upsert }}
   from {{ args.rel.temp.stale }} {{ s }}
@@ -29,5 +34,7 @@ on {{ auto_cdc._eq(pk, 't', c) }}
 when matched and {{ c }}.{{ upsert }} = 1 then update set {{ updated | join(', ') }}
 {%- endif %}
 when matched and {{ c }}.{{ upsert }} = 0 then delete
+{%- if inserts %}
 when not matched and {{ c }}.{{ upsert }} = 1 then insert ({{ auto_cdc._cols(args.plan.target_columns) }}) values ({{ values | join(', ') }})
+{%- endif %}
 {% endmacro %}
