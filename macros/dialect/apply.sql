@@ -392,10 +392,10 @@ merge into {{ relation }} as l using {{ source }} as b on {{ on }} when matched 
     5,000,000 rows: docs/benchmarks.md). With one row a key (SCD type 1) nearly every missing row
     replaces one: the one MERGE. -#}
 {% macro postgres__write_changes(args, counts) %}
-  {%- set pk = auto_cdc._row_key(args) -%}
-  {%- if pk | length == args.cfg.key_columns | length -%}
+  {%- if args.cfg.scd == 1 -%}
     {{ return(auto_cdc.default__write_changes(args, counts)) }}
   {%- endif -%}
+  {%- set pk = auto_cdc._row_key(args) -%}
   {%- set s, m = auto_cdc._alias('s'), auto_cdc._alias('m') -%}
   {% do auto_cdc._run_statements([
        auto_cdc.merge_changes_sql(args, counts, inserts=false),
