@@ -3,6 +3,7 @@
     .venv/bin/python bench/profile_spark.py delta 1000000              # file format, target rows
     .venv/bin/python bench/profile_spark.py parquet 100000 1000         # ... and the batch (default 1%)
     .venv/bin/python bench/profile_spark.py delta 100000 1000 spark.sql.adaptive.enabled=false   # a setting
+    .venv/bin/python bench/profile_spark.py delta 100000 --json run.json   # ... and every statement's SQL
 
 It starts the loopback Spark cluster of the tests, builds the SCD2 job of bench/spark_scaling.py (a target of
 N keys, then a batch of B updates spread over the key space), and times every statement the model's
@@ -47,6 +48,10 @@ def _timed(method, attribute: bool):
 
 
 def main(argv: list[str]) -> None:
+    out = None
+    if "--json" in argv:
+        i = argv.index("--json")
+        out, argv = Path(argv[i + 1]), argv[:i] + argv[i + 2:]
     file_format, n = argv[0], int(argv[1])
     b = int(argv[2]) if len(argv) > 2 and "=" not in argv[2] else max(1, n // 100)
     conf = dict(a.split("=", 1) for a in argv[2:] if "=" in a)
@@ -72,6 +77,9 @@ def main(argv: list[str]) -> None:
         print(f"{i:3d} {spent:6.2f}s {started:3d} jobs  {text[:110]}")
     print(f"{file_format}, {n:,} rows, batch {b:,}: node {node:.2f}s, {len(TIMED)} statements "
           f"({sum(t[1] for t in TIMED):.2f}s), {jobs} Spark jobs")
+    if out:
+        out.write_text(json.dumps([{"sql": sql, "s": round(spent, 3), "jobs": started}
+                                   for sql, spent, started in TIMED], indent=1))
 
 
 if __name__ == "__main__":
