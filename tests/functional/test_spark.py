@@ -10,7 +10,7 @@ the four runs and the reads share one driver (dbt-spark's `session` method):
   so each run explores other cases and a failure is reproducible; and one named case beside them, late
   events that a truncate logged in an earlier run voids (TRUNCATE_THEN_LATE);
 - the change data feed of test_changes.py (both change tables, and downstream models rebuilt from
-  table_changes equal to their upstream targets);
+  table_changes equal to their upstream targets) and, on Delta, the path (fast or replayed) its keys take;
 - on_schema_change: a new column is appended (or ignored), a dropped one kept; 'fail' fails that model
   with a clear error, and so does 'sync_all_columns' on parquet (a parquet table cannot drop a column),
   where on Delta it drops the column;
@@ -171,6 +171,17 @@ def change_feed_rows(p: Project, name: str, file_format: str) -> list[dict]:
     return [{**r, "_commit_version": rank[r["_commit_version"]]} for r in rows]
 
 
+def check_paths(p: Project) -> list[str]:
+    """On Delta, the change feed's keys take the paths they take on DuckDB and Postgres: in its second run
+    all three keys follow their last events (the fast path), in its third the late event replays key 1."""
+    failures = []
+    for name in ("cdf_scd1", "cdf_scd2"):
+        runs = sorted((r["run_id"], r["fast_keys"], r["replayed_keys"]) for r in p.rows(name + "__auto_cdc_runs"))
+        if runs[1:3] != [(2, 3, 0), (3, 0, 1)]:
+            failures.append(f"{name}: (run, fast keys, replayed keys) {runs}, expected runs 2 and 3 (2, 3, 0), (3, 0, 1)")
+    return failures
+
+
 def check_change_feeds(p: Project, file_format: str) -> list[str]:
     failures = []
     for name, expected, extra in [("cdf_scd1", fx.CDF_SCD1_CHANGES, []),
@@ -319,8 +330,9 @@ def test_examples_and_generated_cases_on_spark_equal_the_expected_tables(file_fo
     failures = check_schema_changes(p, last, file_format)  # before erase_keys writes its own run_results.json
     failures += check_erase(p) if file_format == "delta" else []
     p.read_all(side_tables=["cdf_scd1__auto_cdc_changes", "cdf_scd2__auto_cdc_changes"] if file_format == "parquet"
-               else ["er__auto_cdc_log"])
+               else ["er__auto_cdc_log", "cdf_scd1__auto_cdc_runs", "cdf_scd2__auto_cdc_runs"])
     failures += check_change_feeds(p, file_format)
+    failures += check_paths(p) if file_format == "delta" else []
     if file_format == "delta":  # no bucket column on Delta targets, and they are Delta tables
         if "__auto_cdc_bucket" in p.rows("e4_bitemporal")[0]:
             failures.append("a Delta target has the parquet path's bucket column")
