@@ -8,7 +8,8 @@
        sorts them into two paths (paths.sql): keys whose new events all follow everything applied to
        them, and whose rows are as the log left them, take the fast path; the others are replayed;
     3. reads the replayed keys' events from the log (history) and the affected keys' rows from the
-       target (held: an SCD2 key on the fast path, its open version only), once each, into temp tables;
+       target (held: an SCD2 key on the fast path, its open version only), once each, into temp tables
+       (SCD type 1 reads held before step 2, which reads the rows there);
     4. folds hand edits of the replayed keys' rows into the log (edits.sql) and appends the events;
     5. computes the affected keys' rows: the fast path's from the batch and the key's current row,
        the replayed keys' from their whole history (the shape's builder); and
@@ -74,18 +75,22 @@
   {%- endif -%}
   {#- the affected keys, and which of them take the fast path (macros/builders/paths.sql) -#}
   {%- set fast = incremental and not args.run.truncates and auto_cdc.fast_path_applies(args) -%}
-  {%- set create_affected = auto_cdc.create_temp_table_sql(temp.affected,
-        auto_cdc.classified_keys_sql(args) if fast else auto_cdc.affected_keys_sql(args)) -%}
+  {#- SCD type 1: the affected keys are the new events' (no killed run adds any), each with all its rows
+      in held whatever its path, so held is read first and the classification reads it, not the target -#}
+  {%- set held_first = fast and args.cfg.scd == 1 and not args.run.killed -%}
+  {%- set args = auto_cdc._with(args, {'path': auto_cdc._batch_path(args, incremental, held_first=held_first)}) -%}
+  {%- set create_affected = ([auto_cdc.create_temp_table_sql(temp.held, auto_cdc.held_rows_sql(args))] if held_first else [])
+        + [auto_cdc.create_temp_table_sql(temp.affected, auto_cdc.classified_keys_sql(args) if fast else auto_cdc.affected_keys_sql(args))] -%}
   {%- set replay = true -%}
   {%- if fast -%}
     {%- set paths = auto_cdc._run_then_query(create_affected, 'select count(case when ' ~ auto_cdc._q(n.fast) ~ ' then 1 end), count(*) from ' ~ temp.affected).rows[0] -%}
     {%- do metrics.update({'fast_keys': paths[0] | int, 'replayed_keys': (paths[1] | int) - (paths[0] | int)}) -%}
     {%- set replay = metrics.replayed_keys > 0 -%}
   {%- else -%}
-    {% do auto_cdc._run_sql(create_affected) %}
+    {% do auto_cdc._run_statements(create_affected) %}
     {%- do metrics.update({'replayed_keys': '(select count(*) from ' ~ temp.affected ~ ')'}) -%}
   {%- endif -%}
-  {%- set args = auto_cdc._with(args, {'path': auto_cdc._batch_path(args, incremental, has_edits, fast, replay)}) -%}
+  {%- set args = auto_cdc._with(args, {'path': auto_cdc._batch_path(args, incremental, has_edits, fast, replay, held_first)}) -%}
   {#- the replayed keys' events (the log is read once) and the affected keys' target rows -#}
   {%- if args.path.history_ready -%}
     {#- args.logged holds every event of the replayed keys unless a truncate or a killed run added keys
@@ -95,7 +100,7 @@
     {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.history,
           auto_cdc._logged_events_sql(args, none, none if whole_log else args.logged))) %}
   {%- endif -%}
-  {%- if incremental -%}
+  {%- if incremental and not held_first -%}
     {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.held, auto_cdc.held_rows_sql(args))) %}
   {%- endif -%}
   {#- hand edits of the replayed keys become events first (macros/builders/edits.sql); the fast path
@@ -141,8 +146,10 @@
 
 {#- The path of the batch through the apply: a new dict each time the apply decides more of it, never
     updated in place. `replay` is none until the affected keys are sorted into the two paths
-    (paths.sql); until then only `incremental` is known.
+    (paths.sql); until then only `incremental` (and `held_first`) is known.
       incremental    the target and its logs exist (not a first run, not a full refresh);
+      held_first     the affected keys' rows (rel.temp.held, without the path column) are read before
+                     the keys are sorted, and the sort reads them there (SCD type 1);
       has_edits      the log holds hand edits that earlier runs folded in (masks to honour);
       fast_path      the keys are sorted into the two paths (rel.temp.affected says which is whose);
       replay_keys    the keys to replay, when some take the fast path (else every affected key);
@@ -150,9 +157,9 @@
       history_ready  the replayed keys' events are read from the log once, into rel.temp.history,
                      and every later step reads them there (not bitemporal, which reads the log
                      once per system time). -#}
-{% macro _batch_path(args, incremental, has_edits=false, fast=false, replay=none) %}
+{% macro _batch_path(args, incremental, has_edits=false, fast=false, replay=none, held_first=false) %}
   {%- set keys_sorted = replay is not none -%}
-  {{ return({'incremental': incremental, 'has_edits': has_edits, 'fast_path': fast,
+  {{ return({'incremental': incremental, 'has_edits': has_edits, 'fast_path': fast, 'held_first': held_first,
              'replay_keys': '(select ' ~ auto_cdc._cols(args.cfg.key_columns) ~ ' from ' ~ args.rel.temp.affected
                             ~ ' where not ' ~ auto_cdc._q(auto_cdc._names().fast) ~ ')' if fast else none,
              'no_replay': keys_sorted and not replay,

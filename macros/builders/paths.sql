@@ -200,11 +200,12 @@ expected as (
   where e.{{ rank }} = 1 and e.{{ op }} = '{{ n.upsert }}'
     and (t.{{ auto_cdc._q(seqs[0]) }} is null or not {{ auto_cdc._seq_lt(seqs, 'e', 't') }})
 ),
-{#- the touched keys' rows in the target, read once: how many are current (SCD2: open versions), the
-    least fingerprint among them (a key with one is on the fast path only if it is the row the key's
-    last applied event left) and, for SCD2, how many versions there are -#}
+{#- the touched keys' rows in the target, read once (from held where the run read them first): how many
+    are current (SCD2: open versions), the least fingerprint among them (a key with one is on the fast
+    path only if it is the row the key's last applied event left) and, for SCD2, how many versions
+    there are -#}
 held as (
-  select {{ auto_cdc.broadcast_hint(['k'], args.run.new_events, keys | length) }}{{ auto_cdc._cols(keys, 't') }},
+  select {% if not args.path.held_first %}{{ auto_cdc.broadcast_hint(['k'], args.run.new_events, keys | length) }}{% endif %}{{ auto_cdc._cols(keys, 't') }},
   {%- if open_only %}
     count(case when t.{{ auto_cdc._q(n.end_at) }} is null then 1 end) as {{ auto_cdc._q(n.internal_prefix ~ 'rows') }},
     count(*) as {{ auto_cdc._q(n.internal_prefix ~ 'versions') }},
@@ -222,8 +223,12 @@ held as (
   {%- endif %}
     {#- a key on the fast path has one current row: its fingerprint is the least -#}
     min({{ fingerprint }}) as {{ auto_cdc._q(n.fingerprint) }}
+  {%- if args.path.held_first %}
+  from {{ args.rel.temp.held }} t
+  {%- else %}
   from {{ args.rel.target }} t
   join {{ auto_cdc.in_key_order('touched', keys) }} k on {{ auto_cdc._eq(keys, 't', 'k') }}
+  {%- endif %}
   group by {{ auto_cdc._cols(keys, 't') }}
 )
 {%- if open_only and by_aggregate %},

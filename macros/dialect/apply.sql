@@ -251,7 +251,9 @@ where {{ op }} <> '{{ n.truncate }}'
 
 {#- The target's rows of the affected keys, read once (incremental runs: the first run has no target).
     An SCD2 key on the fast path contributes its open version only: the fast path never changes a
-    closed version, so reading them would make the run's cost grow with the key's history. -#}
+    closed version, so reading them would make the run's cost grow with the key's history. Where the
+    run reads them before it sorts its keys into paths (args.path.held_first, SCD type 1), the keys
+    are the new events'. -#}
 {% macro held_rows_sql(args) %}
   {{ return(adapter.dispatch('held_rows_sql', 'auto_cdc')(args)) }}
 {% endmacro %}
@@ -262,10 +264,20 @@ where {{ op }} <> '{{ n.truncate }}'
                                 if args.path.fast_path and args.cfg.scd == 2 else []) -%}
   {#- the affected keys are the new events' unless a truncate or a killed run adds others -#}
   {%- set keys_at_most = none if args.run.truncates or args.run.killed else args.run.new_events -%}
-select {{ auto_cdc.broadcast_hint(['a'], keys_at_most, (args.cfg.key_columns | length) + 1) }}{{ auto_cdc._cols(args.plan.target_columns, 't') }}
+  {%- set keys = args.cfg.key_columns -%}
+{%- if args.path.held_first %}
+with touched as (
+  select distinct {{ auto_cdc._cols(keys) }} from {{ args.rel.temp.new }} where {{ auto_cdc._q(n.op) }} <> '{{ n.truncate }}'
+)
+{%- endif %}
+select {{ auto_cdc.broadcast_hint(['a'], keys_at_most, (keys | length) + 1) }}{{ auto_cdc._cols(args.plan.target_columns, 't') }}
   {%- if args.path.fast_path %}, a.{{ auto_cdc._q(n.fast) }}{% endif %}
 from {{ args.rel.target }} t
-join {{ args.rel.temp.affected }} a on {{ auto_cdc._eq(args.cfg.key_columns, 't', 'a') }}
+{%- if args.path.held_first %}
+join {{ auto_cdc.in_key_order('touched', keys) }} a on {{ auto_cdc._eq(keys, 't', 'a') }}
+{%- else %}
+join {{ args.rel.temp.affected }} a on {{ auto_cdc._eq(keys, 't', 'a') }}
+{%- endif %}
 {%- if where %}
 where ({{ where | join(') and (') }})
 {%- endif %}
