@@ -73,16 +73,14 @@
 select distinct {{ auto_cdc._cols(cfg.key_columns) }} from (
   select {{ cols }}
   from (
-    {#- keys on the fast path were checked when they were classified (paths.sql) #}
-    {%- if args.path.held_first %}
+    {#- keys on the fast path were checked when they were classified (paths.sql): the replayed keys'
+        rows only, by the path the affected keys record (held carries none where it was read first) #}
+    {%- if args.path.fast_path %}
     select {{ auto_cdc._cols(args.plan.target_columns, 'h') }}, 1 as {{ side }} from {{ args.rel.temp.held }} h
     join {{ args.rel.temp.affected }} a on {{ auto_cdc._eq(cfg.key_columns, 'h', 'a') }}
     where not a.{{ auto_cdc._q(auto_cdc._names().fast) }}
     {%- else %}
     select {{ cols }}, 1 as {{ side }} from {{ args.rel.temp.held }}
-    {%- if args.path.fast_path %}
-    where {{ auto_cdc._q(auto_cdc._names().fast) }} is not true
-    {%- endif %}
     {%- endif %}
     union all
     select {{ cols }}, -1 as {{ side }} from {{ args.rel.temp.recorded }}
