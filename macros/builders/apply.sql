@@ -43,13 +43,15 @@
   {#- made in the round trip of the new events and the run's facts -#}
   {%- set create_new = logged.statements + [auto_cdc.create_temp_table_sql(temp.new, auto_cdc.new_events_sql(args))] -%}
   {#- the run's facts (with the feed's checks, R7, on incremental runs of a change feed): one query -#}
-  {%- set facts = ['(select coalesce(max(run_id), 0) + 1 from ' ~ rel.runs ~ ')',
-                   '(select coalesce(sum(edited_keys), 0) from ' ~ rel.runs ~ ')',
+  {#- (those the engine read on the way, touched_log's `facts`, as literals) -#}
+  {%- set known = logged.get('facts') or {} -%}
+  {%- set facts = [known.get('next_run', '(select coalesce(max(run_id), 0) + 1 from ' ~ rel.runs ~ ')'),
+                   known.get('edited_keys', '(select coalesce(sum(edited_keys), 0) from ' ~ rel.runs ~ ')'),
                    '(' ~ auto_cdc.late_events_sql(args) ~ ')',
-                   '(select count(*) from ' ~ temp.batch ~ ')',
+                   known.get('batch_rows', '(select count(*) from ' ~ temp.batch ~ ')'),
                    '(select count(*) from ' ~ temp.new ~ ')',
                    '(select count(*) from ' ~ temp.new ~ ' where ' ~ auto_cdc._q(n.op) ~ " = '" ~ n.truncate ~ "')"] -%}
-  {%- set killed_events = auto_cdc.killed_run_events_sql(args) -%}
+  {%- set killed_events = auto_cdc.killed_run_events_sql(args, known.get('next_run')) -%}
   {%- set facts = facts + ([killed_events] if killed_events else []) -%}
   {%- if incremental and args.plan.check_feed -%}
     {%- set row = auto_cdc._check_feed(args, args.logged, facts, create_new) -%}

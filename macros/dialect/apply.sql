@@ -31,7 +31,9 @@
 {#- The log as an incremental run reads it for the batch's keys: its new events (R2), the feed's
     conflicts (R7), its late events and the fast path's classification (macros/builders/paths.sql).
     `relation`, made by `statements` first. Every read of it joins the batch's keys, or takes the
-    truncates. -#}
+    truncates. `facts` (optional): run facts an engine read on the way, as numbers (`batch_rows`,
+    `next_run`: the run log's last run id + 1, `edited_keys`: the sum of its edited keys), which the
+    run's facts query then takes as literals. -#}
 {% macro touched_log(args) %}
   {{ return(adapter.dispatch('touched_log', 'auto_cdc')(args)) }}
 {% endmacro %}
@@ -47,10 +49,16 @@
     scan of the log. -#}
 {% macro spark__touched_log(args) %}
   {#- the batch's size bounds its keys', for the join's hint (0.1-0.2 s; a Delta log of 10,000,000 rows is
-      otherwise sorted whole, 2-5 s) -#}
-  {%- set batch_rows = auto_cdc._query('select count(*) from ' ~ args.rel.temp.batch).rows[0][0] | int -%}
+      otherwise sorted whole, 2-5 s); the run log's facts in the same query, so that the facts query
+      reads the run log nowhere (each reference to a Delta table is a planning job) and finds a killed
+      run's events by a literal run id, which skips the log's files by their statistics -#}
+  {%- set row = auto_cdc._query('select b.n, r.next_run, r.edited from (select count(*) as n from ' ~ args.rel.temp.batch
+        ~ ') b cross join (select coalesce(max(run_id), 0) + 1 as next_run, coalesce(sum(edited_keys), 0) as edited from '
+        ~ args.rel.runs ~ ') r').rows[0] -%}
+  {%- set batch_rows = row[0] | int -%}
   {{ return({'relation': args.rel.temp.logged,
-             'statements': [auto_cdc.create_temp_table_sql(args.rel.temp.logged, auto_cdc._touched_log_sql(args, batch_rows))]}) }}
+             'statements': [auto_cdc.create_temp_table_sql(args.rel.temp.logged, auto_cdc._touched_log_sql(args, batch_rows))],
+             'facts': {'batch_rows': batch_rows, 'next_run': row[1] | int, 'edited_keys': row[2] | int}}) }}
 {% endmacro %}
 
 {#- Postgres: each read of the log probes its index once per key of the batch (the new events, the feed's
@@ -99,20 +107,20 @@ where {{ l }}.{{ op }} = '{{ n.truncate }}' or {{ k }}.{{ auto_cdc._q(keys[0]) }
     cannot leave any. The run knows the answer as `args.run.killed`: the keys of such events are
     affected again (affected_keys_sql) and their rows are not hand edits (edits.sql), and a run with
     nothing new does not stop early. -#}
-{% macro killed_run_events_sql(args) %}
-  {{ return(adapter.dispatch('killed_run_events_sql', 'auto_cdc')(args)) }}
+{% macro killed_run_events_sql(args, next_run=none) %}
+  {{ return(adapter.dispatch('killed_run_events_sql', 'auto_cdc')(args, next_run)) }}
 {% endmacro %}
 
-{% macro default__killed_run_events_sql(args) %}
+{% macro default__killed_run_events_sql(args, next_run=none) %}
   {{ return(none) }}
 {% endmacro %}
 
 {#- Spark: no transaction holds a run's statements together (on parquet or on Delta), so a run killed
     after its log append left events under the run id this run has (its run log row was never
-    written). -#}
-{% macro spark__killed_run_events_sql(args) %}
-  {{ return('(select count(*) from ' ~ args.rel.log ~ ' where ' ~ auto_cdc._q(auto_cdc._names().run)
-            ~ ' = (select coalesce(max(run_id), 0) + 1 from ' ~ args.rel.runs ~ '))') }}
+    written). `next_run`: that id, when the run has read it already. -#}
+{% macro spark__killed_run_events_sql(args, next_run=none) %}
+  {%- set run_id = next_run if next_run is not none else '(select coalesce(max(run_id), 0) + 1 from ' ~ args.rel.runs ~ ')' -%}
+  {{ return('(select count(*) from ' ~ args.rel.log ~ ' where ' ~ auto_cdc._q(auto_cdc._names().run) ~ ' = ' ~ run_id ~ ')') }}
 {% endmacro %}
 
 
