@@ -126,3 +126,25 @@ pmod(xxhash64({{ auto_cdc._cols(args.cfg.key_columns, prefix) }}), {{ args.plan.
     {% do auto_cdc._run_sql('alter table ' ~ relation ~ ' drop if exists ' ~ (parts | join(', '))) %}
   {%- endif -%}
 {% endmacro %}
+
+
+{#- A value read back into a later statement as a literal of its Spark type `type_name`, so that the
+    statement does not read its table again: `select` reads it as a string, and the literal is
+    `before ~ string ~ after` (`null` where it is NULL). Exact for every type it takes: a timestamp
+    goes by its microseconds (a local time string could be ambiguous in the session's time zone), a
+    string by the hex of its bytes (no escaping). none for other types: read the value in SQL. -#}
+{% macro _spark_literal_parts(expr, type_name) %}
+  {%- set t = (type_name or '') | lower -%}
+  {%- if t == 'timestamp' -%}
+    {{ return({'select': 'cast(unix_micros(' ~ expr ~ ') as string)', 'before': 'timestamp_micros(', 'after': ')'}) }}
+  {%- elif t == 'string' or t.startswith('varchar') or t.startswith('char') -%}
+    {{ return({'select': 'hex(' ~ expr ~ ')', 'before': "cast(unhex('", 'after': "') as string)"}) }}
+  {%- elif t in ['tinyint', 'smallint', 'int', 'bigint', 'float', 'double', 'date', 'timestamp_ntz', 'boolean'] or t.startswith('decimal') -%}
+    {{ return({'select': 'cast(' ~ expr ~ ' as string)', 'before': "cast('", 'after': "' as " ~ t ~ ")"}) }}
+  {%- endif -%}
+  {{ return(none) }}
+{% endmacro %}
+
+{% macro _spark_literal(parts, value) %}
+  {{ return('null' if value is none else parts.before ~ value ~ parts.after) }}
+{% endmacro %}

@@ -61,9 +61,11 @@
   {%- set run_id = row[0] | int -%}
   {%- set has_edits = (row[1] | int) > 0 -%}
   {#- this run's id, how many new events it has, whether they hold a truncate (it touches every key: no
-      fast path), and whether a killed run left events under its id -#}
+      fast path), whether a killed run left events under its id, and the cursor its row in the run log
+      records, where the engine read it on the way (a literal; none: record_run_sql reads it) -#}
   {%- set args = auto_cdc._with(args, {'run': {'id': run_id, 'new_events': row[4] | int, 'truncates': (row[5] | int) > 0,
-                                                'killed': killed_events is not none and (row[6] | int) > 0}}) -%}
+                                                'killed': killed_events is not none and (row[6] | int) > 0,
+                                                'cursor': known.get('cursor')}}) -%}
   {%- set metrics = {'events_read': row[3] | int, 'events_applied': row[4] | int, 'late_events': row[2] | int,
                      'num_upserted_rows': 0, 'num_deleted_rows': 0, 'edited_keys': 0,
                      'fast_keys': 0, 'replayed_keys': 0} -%}

@@ -2,7 +2,8 @@
   Stage the change feed: the model's rows, classified into upsert / delete / truncate, reduced to the
   columns the package keeps. A delete or truncate carries no payload (its values never matter), and a
   truncate no key. With cursor_column, only rows at or after the largest cursor already applied are
-  read (>=: re-reading the boundary is harmless, R2).
+  read (>=: re-reading the boundary is harmless, R2): `cursor_floor`, that cursor as a literal where the
+  engine read it first (prior_runs), else the run log is read here.
   With apply_as_snapshot, the rows it marks are a full snapshot at their sequence value V, in the
   feed's ordering domain: a truncate at V (every key's events before V are void, so keys the snapshot
   lacks are deleted at V) plus an upsert at V per snapshot row. Later events still apply and can
@@ -56,7 +57,11 @@ from (
   from (
     {{ args.sql }}
   ) src
-  {%- if cfg.cursor and args.runs is not none %}
+  {%- if cfg.cursor and args.runs is not none and args.get('cursor_floor') is not none %}
+  {%- if args.cursor_floor != 'null' %}
+  where src.{{ auto_cdc._q(cfg.cursor) }} >= {{ args.cursor_floor }}
+  {%- endif %}
+  {%- elif cfg.cursor and args.runs is not none %}
   where (select max(cursor_value) from {{ args.runs }}) is null
      or src.{{ auto_cdc._q(cfg.cursor) }} >= (select max(cursor_value) from {{ args.runs }})
   {%- endif %}

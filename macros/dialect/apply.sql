@@ -28,6 +28,31 @@
 {% endmacro %}
 
 
+{#- What an incremental change feed run needs from the run log, read once before it stages the batch,
+    or none where the run's statements read the run log as they go (DuckDB, Postgres: a small table
+    read at no cost). `next_run`: its last run id + 1; `edited_keys`: the sum of its edited keys;
+    `cursor`: the greatest cursor applied, as a SQL literal (`null` before any), or none where the
+    engine cannot write it as one. `rel`: the run's relations (_relations). -#}
+{% macro prior_runs(rel) %}
+  {{ return(adapter.dispatch('prior_runs', 'auto_cdc')(rel)) }}
+{% endmacro %}
+
+{% macro default__prior_runs(rel) %}
+  {{ return(none) }}
+{% endmacro %}
+
+{#- Spark: each reference to the run log plans a read of it (on Delta, Spark jobs that read its
+    transaction log): the staging's cursor filter read it twice, the run's facts once and the run's
+    row in it once more. Read once here, the later statements take literals. -#}
+{% macro spark__prior_runs(rel) %}
+  {%- set parts = auto_cdc._spark_literal_parts('max(cursor_value)', auto_cdc._column_types('select cursor_value from ' ~ rel.runs).values() | first) -%}
+  {%- set row = auto_cdc._query('select coalesce(max(run_id), 0) + 1, coalesce(sum(edited_keys), 0)'
+        ~ (', ' ~ parts.select if parts else '') ~ ' from ' ~ rel.runs).rows[0] -%}
+  {{ return({'next_run': row[0] | int, 'edited_keys': row[1] | int,
+             'cursor': auto_cdc._spark_literal(parts, row[2]) if parts else none}) }}
+{% endmacro %}
+
+
 {#- The log as an incremental run reads it for the batch's keys: its new events (R2), the feed's
     conflicts (R7), its late events and the fast path's classification (macros/builders/paths.sql).
     `relation`, made by `statements` first. Every read of it joins the batch's keys, or takes the
@@ -49,16 +74,38 @@
     scan of the log. -#}
 {% macro spark__touched_log(args) %}
   {#- the batch's size bounds its keys', for the join's hint (0.1-0.2 s; a Delta log of 10,000,000 rows is
-      otherwise sorted whole, 2-5 s); the run log's facts in the same query, so that the facts query
-      reads the run log nowhere (each reference to a Delta table is a planning job) and finds a killed
-      run's events by a literal run id, which skips the log's files by their statistics -#}
-  {%- set row = auto_cdc._query('select b.n, r.next_run, r.edited from (select count(*) as n from ' ~ args.rel.temp.batch
-        ~ ') b cross join (select coalesce(max(run_id), 0) + 1 as next_run, coalesce(sum(edited_keys), 0) as edited from '
-        ~ args.rel.runs ~ ') r').rows[0] -%}
-  {%- set batch_rows = row[0] | int -%}
+      otherwise sorted whole, 2-5 s); the run log's facts (prior_runs, or read in the same query), so
+      that the facts query reads the run log nowhere (each reference to a Delta table is a planning
+      job) and finds a killed run's events by a literal run id, which skips the log's files by their
+      statistics; with the run log's cursor, the batch's greatest, for the run's row in the run log -#}
+  {%- set n = auto_cdc._names() -%}
+  {%- set prior = args.plan.get('prior') -%}
+  {%- if prior is none -%}
+    {%- set row = auto_cdc._query('select b.n, r.next_run, r.edited from (select count(*) as n from ' ~ args.rel.temp.batch
+          ~ ') b cross join (select coalesce(max(run_id), 0) + 1 as next_run, coalesce(sum(edited_keys), 0) as edited from '
+          ~ args.rel.runs ~ ') r').rows[0] -%}
+    {%- set facts = {'batch_rows': row[0] | int, 'next_run': row[1] | int, 'edited_keys': row[2] | int} -%}
+  {%- else -%}
+    {#- the batch's cursor as a literal of its type (staged as __auto_cdc_cursor; none without cursor_column) -#}
+    {%- set cursor_types = [] -%}
+    {%- for name, type_name in args.plan.types.get('source', {}).items() if args.cfg.cursor and (name | lower) == (n.cursor | lower) -%}
+      {%- do cursor_types.append(type_name) -%}
+    {%- endfor -%}
+    {%- set parts = auto_cdc._spark_literal_parts('max(' ~ auto_cdc._q(n.cursor) ~ ')', cursor_types | first) if cursor_types and prior.cursor is not none else none -%}
+    {%- set row = auto_cdc._query('select count(*)' ~ (', ' ~ parts.select if parts else '') ~ ' from ' ~ args.rel.temp.batch).rows[0] -%}
+    {#- the run's cursor: the batch's greatest, else the run log's (none: the run's row reads them) -#}
+    {%- if not args.cfg.cursor -%}
+      {%- set cursor = prior.cursor -%}
+    {%- elif parts and row[1] is not none -%}
+      {%- set cursor = auto_cdc._spark_literal(parts, row[1]) -%}
+    {%- else -%}
+      {%- set cursor = prior.cursor if parts else none -%}
+    {%- endif -%}
+    {%- set facts = {'batch_rows': row[0] | int, 'next_run': prior.next_run, 'edited_keys': prior.edited_keys, 'cursor': cursor} -%}
+  {%- endif -%}
   {{ return({'relation': args.rel.temp.logged,
-             'statements': [auto_cdc.create_temp_table_sql(args.rel.temp.logged, auto_cdc._touched_log_sql(args, batch_rows))],
-             'facts': {'batch_rows': batch_rows, 'next_run': row[1] | int, 'edited_keys': row[2] | int}}) }}
+             'statements': [auto_cdc.create_temp_table_sql(args.rel.temp.logged, auto_cdc._touched_log_sql(args, facts.batch_rows))],
+             'facts': facts}) }}
 {% endmacro %}
 
 {#- Postgres: each read of the log probes its index once per key of the batch (the new events, the feed's

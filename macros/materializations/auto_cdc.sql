@@ -25,9 +25,11 @@
   {%- set temp = rel.temp -%}
   {%- set ctu_is_list = cfg.columns_to_update is not none and auto_cdc._is_list_type(
         auto_cdc._column_types('select ' ~ auto_cdc._q(cfg.columns_to_update) ~ ' from (' ~ run.sql ~ ') s').values() | first) -%}
+  {#- what the run needs from the run log, where the engine reads it once first (prior_runs) -#}
+  {%- set prior = auto_cdc.prior_runs(rel) if run.incremental else none -%}
   {%- set create_batch = auto_cdc.create_temp_table_sql(temp.batch, auto_cdc.stage_batch_sql({
         'cfg': cfg, 'sql': run.sql, 'runs': rel.runs if run.incremental else none,
-        'columns_to_update_is_list': ctu_is_list})) -%}
+        'cursor_floor': prior.cursor if prior else none, 'columns_to_update_is_list': ctu_is_list})) -%}
   {#- an incremental run reads the column types of the target, its logs and the batch (unless the
       model's columns came with them) in the same round trip -#}
   {%- set types = resolved.types -%}
@@ -36,6 +38,6 @@
   {%- else -%}
     {% do auto_cdc._run_sql(create_batch) %}
   {%- endif -%}
-  {%- set plan = auto_cdc._plan(cfg, rel, run.incremental, temp.batch, types, check_feed=true) -%}
+  {%- set plan = auto_cdc._plan(cfg, rel, run.incremental, temp.batch, types, check_feed=true, prior=prior) -%}
   {{ return({'cfg': cfg, 'rel': rel, 'plan': plan}) }}
 {% endmacro %}

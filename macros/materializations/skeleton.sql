@@ -60,10 +60,11 @@
   changes it makes (add_columns, drop_columns, widen_columns), the bucket count of an engine that
   partitions by a bucket of the keys (spark_buckets: bucket_count), and what the shape asks of the
   apply: check_feed (a change feed is checked, R7), cursor_sql (the run's cursor, when it is not the
-  batch's greatest), once_skipped (a `once` model's later run reads no snapshot). `source`: the staged
-  source; `types`: the column types already read with it (none: read them here).
+  batch's greatest), once_skipped (a `once` model's later run reads no snapshot), prior (what the
+  engine read from the run log before staging: prior_runs, or none). `source`: the staged source;
+  `types`: the column types already read with it (none: read them here).
 -#}
-{% macro _plan(cfg, rel, incremental, source, types, check_feed=false, cursor_sql=none, once_skipped=false) %}
+{% macro _plan(cfg, rel, incremental, source, types, check_feed=false, cursor_sql=none, once_skipped=false, prior=none) %}
   {%- if incremental -%}
     {%- set columns = auto_cdc._plan_schema_changes(cfg, rel, source, types) -%}
   {%- else -%}
@@ -73,7 +74,7 @@
   {{ return(auto_cdc._with(columns, {
        'target_columns': auto_cdc._target_columns(cfg, columns.output),
        'spark_buckets': auto_cdc.bucket_count(rel, incremental),
-       'check_feed': check_feed, 'cursor_sql': cursor_sql, 'once_skipped': once_skipped})) }}
+       'check_feed': check_feed, 'cursor_sql': cursor_sql, 'once_skipped': once_skipped, 'prior': prior})) }}
 {% endmacro %}
 
 

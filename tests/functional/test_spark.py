@@ -9,6 +9,8 @@ the four runs and the reads share one driver (dbt-spark's `session` method):
   AUTO_CDC_SPARK_SEED, by default the session's property seed (new at each run, printed in the header),
   so each run explores other cases and a failure is reproducible; and one named case beside them, late
   events that a truncate logged in an earlier run voids (TRUNCATE_THEN_LATE);
+- cursor_column of a timestamp, a string (with a quote and a backslash) and a decimal, with rows at and just below
+  the cursor a run reads from (a run writes the run log's cursor into its statements as a literal: prior_runs);
 - the change data feed of test_changes.py (both change tables, and downstream models rebuilt from
   table_changes equal to their upstream targets) and, on Delta, the path (fast or replayed) its keys take;
 - on_schema_change: a new column is appended (or ignored), a dropped one kept; 'fail' fails that model
@@ -36,6 +38,7 @@ import os
 import random
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
+from decimal import Decimal
 
 import pytest
 
@@ -143,6 +146,47 @@ def generated_cases(file_format: str = "delta") -> list:
     out += [draw_example(snapshot_cases(i, scd=scd, runs=RUNS), SEED + 100 + i) for i, scd in enumerate(series)]
     out += [draw_example(combined_cases(i, runs=RUNS), SEED + 200 + i) for i in range(COMBINED_CASES)]
     return out + [TRUNCATE_THEN_LATE]
+
+
+# cursor_column of other types than the generated cases' integers: a run reads its cursor from the run log once
+# and writes it into its statements as a literal (prior_runs), which must be exact. Three levels per column,
+# each row giving every column the same level: LOW < AT < HIGH (microseconds apart for the timestamp; a prefix,
+# with a quote and a backslash, for the string).
+CURSOR_FEED = [("id", "integer"), ("seq", "integer"), ("a", "varchar"), ("c_ts", "timestamp"), ("c_str", "varchar"),
+               ("c_dec", "decimal(12,3)")]
+CURSOR_LEVELS = {"low": (datetime(2026, 11, 1, 1, 30, 0, 123455), "m'\\", Decimal("1.004")),
+                 "at": (datetime(2026, 11, 1, 1, 30, 0, 123456), "m'\\0", Decimal("1.005")),
+                 "high": (datetime(2026, 11, 2), "m'\\1", Decimal("2.000"))}
+# (run, id, seq, a, level). Run 0 reads all; run 1 reads from `at` (its boundary row updates key 1, key 3's row
+# below it is not read); run 2 reads from `high` (key 2's boundary row is read, key 1's row at `at` is not).
+CURSOR_ROWS = [(0, 1, 1, "a1", "at"), (0, 2, 1, "b1", "low"),
+               (1, 1, 2, "a2", "at"), (1, 3, 1, "c1", "low"), (1, 2, 2, "b2", "high"),
+               (2, 2, 3, "b3", "high"), (2, 1, 3, "a3", "at")]
+CURSOR_MODELS = {"cur_ts": "c_ts", "cur_str": "c_str", "cur_dec": "c_dec"}
+
+
+def install_cursor_types(p: Project) -> dict:
+    """The cursor models; returns run -> deliveries."""
+    p.table("cursor_feed", CURSOR_FEED)
+    for name, column in CURSOR_MODELS.items():
+        p.feed_model(name, "cursor_feed", materialized="auto_cdc", keys=["id"], sequence_by="seq", cursor_column=column,
+                     except_column_list=["seq"] + list(CURSOR_MODELS.values()))
+    cols = [c for c, _ in CURSOR_FEED]
+    return {run: [("cursor_feed", cols, [(i, s, a, *CURSOR_LEVELS[level]) for r, i, s, a, level in CURSOR_ROWS if r == run])]
+            for run in range(3)}
+
+
+def check_cursor_types(p: Project) -> list[str]:
+    failures = []
+    for name, column in CURSOR_MODELS.items():
+        rows = sorted((r["id"], r["a"]) for r in p.rows(name))
+        if rows != [(1, "a2"), (2, "b3")]:
+            failures.append(f"{name} (cursor_column {column}): got {rows}, expected [(1, 'a2'), (2, 'b3')]")
+        last = max(p.rows(name + "__auto_cdc_runs"), key=lambda r: r["run_id"])["cursor_value"]
+        high = CURSOR_LEVELS["high"][list(CURSOR_MODELS).index(name)]
+        if str(last) != str(high):
+            failures.append(f"{name}: the run log's last cursor_value is {last!r}, expected {high!r}")
+    return failures
 
 
 def install_change_feeds(p: Project) -> dict:
@@ -311,13 +355,14 @@ def test_examples_and_generated_cases_on_spark_equal_the_expected_tables(file_fo
     for case in batch:
         case.install(p)
     change_feeds = install_change_feeds(p)
+    cursors = install_cursor_types(p)
     p.table("sc_feed", SCHEMA_FEED, [(1, 1, "U", "a", "e", None)])
     schema_models(p, "id, seq, op, a, extra")
     runs = max([4] + [c.runs for c in batch])
     for run in range(runs):
         for step in dml["steps"].get(run, []):
             p.execute(step[1]) if step[0] == "sql" else p.insert(*step)
-        for feed, cols, rows in examples["deliveries"].get(run, []) + change_feeds.get(run, []):
+        for feed, cols, rows in examples["deliveries"].get(run, []) + change_feeds.get(run, []) + cursors.get(run, []):
             p.insert(feed, cols, rows)
         for case in batch:
             case.deliver(p, run)
@@ -329,9 +374,11 @@ def test_examples_and_generated_cases_on_spark_equal_the_expected_tables(file_fo
             p.run()
     failures = check_schema_changes(p, last, file_format)  # before erase_keys writes its own run_results.json
     failures += check_erase(p) if file_format == "delta" else []
-    p.read_all(side_tables=["cdf_scd1__auto_cdc_changes", "cdf_scd2__auto_cdc_changes"] if file_format == "parquet"
-               else ["er__auto_cdc_log", "cdf_scd1__auto_cdc_runs", "cdf_scd2__auto_cdc_runs"])
+    p.read_all(side_tables=(["cdf_scd1__auto_cdc_changes", "cdf_scd2__auto_cdc_changes"] if file_format == "parquet"
+                            else ["er__auto_cdc_log", "cdf_scd1__auto_cdc_runs", "cdf_scd2__auto_cdc_runs"])
+               + [name + "__auto_cdc_runs" for name in CURSOR_MODELS])
     failures += check_change_feeds(p, file_format)
+    failures += check_cursor_types(p)
     failures += check_paths(p) if file_format == "delta" else []
     if file_format == "delta":  # no bucket column on Delta targets, and they are Delta tables
         if "__auto_cdc_bucket" in p.rows("e4_bitemporal")[0]:
