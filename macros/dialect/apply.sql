@@ -87,11 +87,9 @@
     {%- set facts = {'batch_rows': row[0] | int, 'next_run': row[1] | int, 'edited_keys': row[2] | int} -%}
   {%- else -%}
     {#- the batch's cursor as a literal of its type (staged as __auto_cdc_cursor; none without cursor_column) -#}
-    {%- set cursor_types = [] -%}
-    {%- for name, type_name in args.plan.types.get('source', {}).items() if args.cfg.cursor and (name | lower) == (n.cursor | lower) -%}
-      {%- do cursor_types.append(type_name) -%}
-    {%- endfor -%}
-    {%- set parts = auto_cdc._spark_literal_parts('max(' ~ auto_cdc._q(n.cursor) ~ ')', cursor_types | first) if cursor_types and prior.cursor is not none else none -%}
+    {%- set source_types = args.plan.types.get('source', {}) -%}
+    {%- set cursor_name = auto_cdc._resolve_column(n.cursor, source_types.keys() | list) if args.cfg.cursor else none -%}
+    {%- set parts = auto_cdc._spark_literal_parts('max(' ~ auto_cdc._q(n.cursor) ~ ')', source_types[cursor_name]) if cursor_name and prior.cursor is not none else none -%}
     {%- set row = auto_cdc._query('select count(*)' ~ (', ' ~ parts.select if parts else '') ~ ' from ' ~ args.rel.temp.batch).rows[0] -%}
     {#- the run's cursor: the batch's greatest, else the run log's (none: the run's row reads them) -#}
     {%- if not args.cfg.cursor -%}
