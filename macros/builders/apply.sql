@@ -182,13 +182,32 @@
                         ~ args.rel.temp.missing ~ ' ' ~ m ~ ' where ' ~ auto_cdc._eq(pk, s, m) ~ '))'}) }}
 {% endmacro %}
 
-{#- The counts (_change_count_sqls) read before the write, where the run needs them then: with
+{#- The counts of _change_count_sqls, read before the write, where the run needs them then: with
     change_data_feed (an unchanged target records no change), and where an INSERT returns no rows to
-    count them with (the write skips a MERGE with nothing to write). Else none. -#}
+    count them with (the write skips a MERGE with nothing to write). Else none. One pass over the
+    missing and the stale rows, grouped by row key (each scalar subquery is a job or more on Spark):
+    a stale row is deleted when no missing row has its row key, as in _change_count_sqls, where a
+    row key holding a NULL equals none. -#}
 {% macro _change_counts(args) %}
   {%- if not config.get('change_data_feed', false) and auto_cdc.insert_returns_rows() -%}{{ return(none) }}{%- endif -%}
-  {%- set sqls = auto_cdc._change_count_sqls(args) -%}
-  {%- set row = auto_cdc._query('select ' ~ sqls.upserted ~ ', ' ~ sqls.removed ~ ', ' ~ sqls.deleted).rows[0] -%}
+  {%- set pk = auto_cdc._row_key(args) -%}
+  {%- set m, s = auto_cdc._alias('m'), auto_cdc._alias('s') -%}
+  {%- set unmatched = [m ~ ' = 0'] -%}
+  {%- for c in pk -%}{%- do unmatched.append(auto_cdc._q(c) ~ ' is null') -%}{%- endfor -%}
+  {%- set sql -%}
+select coalesce(sum({{ m }}), 0), coalesce(sum({{ s }}), 0),
+  coalesce(sum(case when {{ unmatched | join(' or ') }} then {{ s }} else 0 end), 0)
+from (
+  select {{ auto_cdc._cols(pk) }}, sum({{ m }}) as {{ m }}, sum({{ s }}) as {{ s }}
+  from (
+    select {{ auto_cdc._cols(pk) }}, 1 as {{ m }}, 0 as {{ s }} from {{ args.rel.temp.missing }}
+    union all
+    select {{ auto_cdc._cols(pk) }}, 0 as {{ m }}, 1 as {{ s }} from {{ args.rel.temp.stale }}
+  ) {{ auto_cdc._alias('rows') }}
+  group by {{ auto_cdc._cols(pk) }}
+) {{ auto_cdc._alias('per_key') }}
+  {%- endset -%}
+  {%- set row = auto_cdc._query(sql).rows[0] -%}
   {{ return({'upserted': row[0] | int, 'removed': row[1] | int, 'deleted': row[2] | int}) }}
 {% endmacro %}
 

@@ -12,7 +12,8 @@ the four runs and the reads share one driver (dbt-spark's `session` method):
 - cursor_column of a timestamp, a string (with a quote and a backslash) and a decimal, with rows at and just below
   the cursor a run reads from (a run writes the run log's cursor into its statements as a literal: prior_runs);
 - the change data feed of test_changes.py (both change tables, and downstream models rebuilt from
-  table_changes equal to their upstream targets) and, on Delta, the path (fast or replayed) its keys take;
+  table_changes equal to their upstream targets), the counts of upserted and deleted rows in its runs' run log,
+  and, on Delta, the path (fast or replayed) its keys take;
 - on_schema_change: a new column is appended (or ignored), a dropped one kept; 'fail' fails that model
   with a clear error, and so does 'sync_all_columns' on parquet (a parquet table cannot drop a column),
   where on Delta it drops the column;
@@ -226,6 +227,20 @@ def check_paths(p: Project) -> list[str]:
     return failures
 
 
+# (run, num_upserted_rows, num_deleted_rows) of the change-feed models' first three runs, as DuckDB and Postgres
+# count them: a Spark run counts its stale and missing rows before its write (_change_counts)
+CDF_METRICS = {"cdf_scd1": [(1, 2, 0), (2, 2, 1), (3, 0, 0)], "cdf_scd2": [(1, 2, 0), (2, 4, 0), (3, 2, 0)]}
+
+
+def check_metrics(p: Project) -> list[str]:
+    failures = []
+    for name, expected in CDF_METRICS.items():
+        runs = sorted((r["run_id"], r["num_upserted_rows"], r["num_deleted_rows"]) for r in p.rows(name + "__auto_cdc_runs"))
+        if runs[:3] != expected:
+            failures.append(f"{name}: (run, num_upserted_rows, num_deleted_rows) {runs}, expected {expected} first")
+    return failures
+
+
 def check_change_feeds(p: Project, file_format: str) -> list[str]:
     failures = []
     for name, expected, extra in [("cdf_scd1", fx.CDF_SCD1_CHANGES, []),
@@ -380,6 +395,7 @@ def test_examples_and_generated_cases_on_spark_equal_the_expected_tables(file_fo
     failures += check_change_feeds(p, file_format)
     failures += check_cursor_types(p)
     failures += check_paths(p) if file_format == "delta" else []
+    failures += check_metrics(p)
     if file_format == "delta":  # no bucket column on Delta targets, and they are Delta tables
         if "__auto_cdc_bucket" in p.rows("e4_bitemporal")[0]:
             failures.append("a Delta target has the parquet path's bucket column")
