@@ -14,6 +14,12 @@ conflicts: bench/run.py), whose target holds the same rows as the package's.
     .venv/bin/python bench/lower_bound.py --engine postgres     # Postgres, 100,000 into 5,000,000 (the large floor)
     .venv/bin/python bench/lower_bound.py --rows 2000000 --batch 20000
     .venv/bin/python bench/lower_bound.py --scd 2                # the same with an SCD2 model in place of SCD1
+    .venv/bin/python bench/lower_bound.py --snapshot             # the snapshot job: 1,000,000 rows, 1% changed
+
+With --snapshot it times, on a snapshot of --rows rows (1,000,000 by default) and two new versions of it (1%
+of the rows changed, 0.1% deleted), `auto_cdc_snapshot` SCD2, dbt's `snapshot` (check strategy, hard deletes
+invalidated) and `least_snapshot`, the least an apply of one new snapshot version that keeps a log sends (the
+diff by joins, the events' append, the close and the insert: bench/run.py), checked to write the package's rows.
 
 It prints each model's node time (two batches), the floor and the log insert (best of three), their ratios
 to the floor, and every statement of the last run of each model with its time (dbt's JSON log).
@@ -43,9 +49,13 @@ def main() -> None:
     ap.add_argument("--rows", type=int, help="target rows (default: the large floor's size for the engine)")
     ap.add_argument("--batch", type=int, help="events per batch (default: the large floor's batch)")
     ap.add_argument("--scd", type=int, choices=(1, 2), default=1, help="the auto_cdc model's SCD type (default 1)")
+    ap.add_argument("--snapshot", action="store_true",
+                    help="the snapshot job instead (--rows rows, default 1,000,000, 1%% changed and 0.1%% deleted)")
     args = ap.parse_args()
     e = args.engine
     T, B = args.rows or DEFAULTS[e][0], args.batch or DEFAULTS[e][1]
+    if args.snapshot:
+        T = args.rows or 1_000_000
     server = None
     try:
         env = None
@@ -55,6 +65,10 @@ def main() -> None:
             env = server.env()
         p = Project(Path(tempfile.mkdtemp(prefix="auto_cdc_lower_bound_")) / "project", e, env, name="auto_cdc_bench")
         print(f"project: {p.path} (kept: bench/replay_duckdb.py replays its runs)")
+        if args.snapshot:
+            print(json.dumps(snapshot_job(p, T), indent=1))
+            p.close()
+            return
         model = f"scd{args.scd}"
         # each node: (its feed, the dbt command that applies a batch)
         nodes = {"incremental": ("feed_i", "run"), model: ("feed_a", "run")}
@@ -122,6 +136,41 @@ def main() -> None:
     finally:
         if server is not None:
             server.stop()
+
+
+def snapshot_job(p: Project, T: int) -> dict:
+    """`auto_cdc_snapshot` SCD2, dbt's `snapshot` (check strategy, hard deletes invalidated) and
+    `least_snapshot` on a snapshot of T rows, then two new versions (1% of the rows changed, 0.1% deleted),
+    each applied by the three in turn."""
+    e = p.engine
+    nodes = {"snap_auto_cdc": "run", "snap_dbt": "snapshot", "least_snapshot": "run"}
+    bench.replace_table(p, "snap_src", bench.snapshot_sql(e, T, 0, WIDTH))
+    bench.auto_cdc_snapshot_model(p, "snap_auto_cdc", "snap_src")
+    bench.snapshot_peer(p, "snap_dbt", "snap_src", WIDTH)
+    bench.least_snapshot_model(p, "least_snapshot", "snap_src", WIDTH)
+    p.run()
+    p.dbt("snapshot")
+    timed: dict[str, list[dict]] = {name: [] for name in nodes}
+    for r in (1, 2):
+        bench.replace_table(p, "snap_src", bench.snapshot_sql(e, T, r, WIDTH))
+        for name, command in nodes.items():
+            timed[name].append(bench.dbt_timed(p, command, name))
+            if r == 2:
+                print(f"{name}, run 2: every statement")
+                for s in bench._statements(p.path / "logs" / "dbt.log", name):
+                    print(f"  {s['s']:7.3f} s  {s['sql'][:110]}")
+                shutil.copy(p.path / "logs" / "dbt.log", p.path / "logs" / f"{name}.log")
+    # the lower bound is one only if it writes what the package writes
+    cols = ", ".join(["id"] + [f"c{w}" for w in range(1, WIDTH + 1)])
+    a = f"select {cols}, start_at, end_at from {p.relation('least_snapshot')}"
+    b = f'select {cols}, "__START_AT", "__END_AT" from {p.relation("snap_auto_cdc")}'
+    differ = p.fetch(f"select (select count(*) from ({a} except all {b}) x) + (select count(*) from ({b} except all {a}) y)")
+    assert differ[0][0] == 0, f"least_snapshot and snap_auto_cdc differ in {differ[0][0]} rows"
+    node = {name: [t["apply_s"] for t in runs] for name, runs in timed.items()}
+    return {"engine": e, "snapshot_rows": T, **{f"{name}_s": v for name, v in node.items()},
+            "snapshot_over_auto_cdc_snapshot": [round(d / a, 2) for d, a in zip(node["snap_dbt"], node["snap_auto_cdc"])],
+            "snapshot_over_least_snapshot": [round(d / x, 2) for d, x in zip(node["snap_dbt"], node["least_snapshot"])],
+            "auto_cdc_snapshot_over_least_snapshot": [round(a / x, 2) for a, x in zip(node["snap_auto_cdc"], node["least_snapshot"])]}
 
 
 if __name__ == "__main__":

@@ -191,6 +191,50 @@ def least_scd2_model(p: Project, name: str, feed: str, width: int) -> None:
     p.model(name, f"select * from {p.relation(feed)}", materialized="least_scd2")
 
 
+# The same for a snapshot: the least an SCD2 apply of one new snapshot version that keeps an event log must
+# send. The diff of the snapshot with the current rows by joins (an upsert where a key is new or a column
+# differs, a delete where a current key is gone), the events' append to the log, the close of the touched
+# keys' open versions at the new version, and an insert of the new versions. No check for hand edits, for
+# versions older than the target's or for duplicate keys: a lower bound for `auto_cdc_snapshot`'s run.
+LEAST_SNAPSHOT = """{%- materialization least_snapshot, default -%}
+  {%- set log = this.incorporate(path={'identifier': this.identifier ~ '_log'}) -%}
+  {%- set ev = this.identifier ~ '_ev' -%}
+  {%- set cols = COLS -%}
+  {%- set existing = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) -%}
+  {%- if existing is none -%}
+    {%- set steps = [
+          'create table ' ~ log ~ ' as select id, v, ' ~ cols ~ ", 'UPSERT' as op from (" ~ sql ~ ') s',
+          'create table ' ~ this ~ ' as select id, ' ~ cols ~ ', v as start_at, cast(null as bigint) as end_at from ' ~ log]
+          + (['create index on ' ~ log ~ ' (id, v)', 'create index on ' ~ this ~ ' (id)'] if target.type == 'postgres' else []) -%}
+  {%- else -%}
+    {%- set same = [] -%}
+    {%- for c in cols.split(', ') -%}{%- do same.append('c.' ~ c ~ ' is not distinct from s.' ~ c) -%}{%- endfor -%}
+    {%- set steps = [
+          'create temp table ' ~ ev ~ ' as select s.id, s.v, ' ~ ('s.' ~ cols.replace(', ', ', s.')) ~ ", 'UPSERT' as op from ("
+            ~ sql ~ ') s left join ' ~ this ~ ' c on c.id = s.id and c.end_at is null where c.id is null or not ('
+            ~ same | join(' and ') ~ ') union all select c.id, (select max(v) from (' ~ sql ~ ') m), '
+            ~ ('c.' ~ cols.replace(', ', ', c.')) ~ ", 'DELETE' from " ~ this ~ ' c where c.end_at is null and not exists ('
+            ~ 'select 1 from (' ~ sql ~ ') s where s.id = c.id)',
+          'insert into ' ~ log ~ ' select * from ' ~ ev,
+          'update ' ~ this ~ ' as t set end_at = e.v from ' ~ ev ~ ' e where t.id = e.id and t.end_at is null',
+          'insert into ' ~ this ~ ' select id, ' ~ cols ~ ", v, cast(null as bigint) from " ~ ev ~ " where op = 'UPSERT'",
+          'drop table ' ~ ev] -%}
+  {%- endif -%}
+  {%- for step in steps -%}
+    {%- call statement('main' if loop.last else 'step_' ~ loop.index) -%}{{ step }}{%- endcall -%}
+  {%- endfor -%}
+  {{ adapter.commit() }}
+  {{ return({'relations': [this]}) }}
+{%- endmaterialization -%}
+"""
+
+
+def least_snapshot_model(p: Project, name: str, source: str, width: int) -> None:
+    cols = ", ".join(f"c{w}" for w in range(1, width + 1))
+    (p.path / "macros" / "least_snapshot.sql").write_text(LEAST_SNAPSHOT.replace("COLS", repr(cols)))
+    p.model(name, f"select * from {p.relation(source)}", materialized="least_snapshot")
+
+
 def snapshot_peer(p: Project, name: str, source: str, width: int) -> None:
     """dbt's own snapshot, check strategy, hard deletes invalidated (dbt >= 1.9)."""
     cols = [f"c{w}" for w in range(1, width + 1)]
