@@ -93,13 +93,7 @@ def main() -> None:
             batch = bench.batch_sql(e, B, T, 1, r, WIDTH, late=0.0)
             for name, (feed, command) in nodes.items():
                 bench.replace_table(p, feed, batch)
-                timed[name].append(bench.dbt_timed(p, command, name))
-                if r == 2:
-                    print(f"{name}, run 2: every statement")
-                    for s in bench._statements(p.path / "logs" / "dbt.log", name):
-                        print(f"  {s['s']:7.3f} s  {s['sql'][:110]}")
-                    # each invocation starts a new log: keep this one for bench/replay_duckdb.py
-                    shutil.copy(p.path / "logs" / "dbt.log", p.path / "logs" / f"{name}.log")
+                timed[name].append(timed_run(p, command, name, last=r == 2))
         floor = bench.floor_seconds(p, "floor_t", T, bench.batch_sql(e, B, T, 1, 3, WIDTH, late=0.0), WIDTH, 3)
         # the log insert: the batch into a table of T events, indexed like the package's log on Postgres
         bench.replace_table(p, "log_t", bench.initial_feed_sql(e, T, 1, WIDTH))
@@ -123,12 +117,7 @@ def main() -> None:
                            f"{model}_over_snapshot": [round(a / x, 2) for a, x in zip(cdc, snap)]})
         if "least_scd2" in timed:
             least = [t["apply_s"] for t in timed["least_scd2"]]
-            # the lower bound is one only if it writes what the package writes
-            cols = ", ".join(["id", "seq"] + [f"c{w}" for w in range(1, WIDTH + 1)])
-            a = f"select {cols}, start_at, end_at from {p.relation('least_scd2')}"
-            b = f'select {cols}, "__START_AT", "__END_AT" from {p.relation(model)}'
-            differ = p.fetch(f"select (select count(*) from ({a} except all {b}) x) + (select count(*) from ({b} except all {a}) y)")
-            assert differ[0][0] == 0, f"least_scd2 and {model} differ in {differ[0][0]} rows"
+            assert_same_rows(p, "least_scd2", model, ["id", "seq"] + [f"c{w}" for w in range(1, WIDTH + 1)])
             result.update({"least_scd2_s": least, "least_scd2_over_floor": [round(x / floor, 2) for x in least],
                            f"{model}_over_least_scd2": [round(a / x, 2) for a, x in zip(cdc, least)]})
         print(json.dumps(result, indent=1))
@@ -136,6 +125,28 @@ def main() -> None:
     finally:
         if server is not None:
             server.stop()
+
+
+def timed_run(p: Project, command: str, name: str, last: bool) -> dict:
+    """One timed dbt invocation of one node; after the last, every statement it sent, and its dbt log kept
+    as logs/<name>.log (each invocation starts a new log) for bench/replay_duckdb.py."""
+    timing = bench.dbt_timed(p, command, name)
+    if last:
+        print(f"{name}, run 2: every statement")
+        for s in bench._statements(p.path / "logs" / "dbt.log", name):
+            print(f"  {s['s']:7.3f} s  {s['sql'][:110]}")
+        shutil.copy(p.path / "logs" / "dbt.log", p.path / "logs" / f"{name}.log")
+    return timing
+
+
+def assert_same_rows(p: Project, least: str, package: str, columns: list[str]) -> None:
+    """A least model is a lower bound only if it writes what the package writes (its validity columns are
+    start_at and end_at)."""
+    cols = ", ".join(columns)
+    a = f"select {cols}, start_at, end_at from {p.relation(least)}"
+    b = f'select {cols}, "__START_AT", "__END_AT" from {p.relation(package)}'
+    differ = p.fetch(f"select (select count(*) from ({a} except all {b}) x) + (select count(*) from ({b} except all {a}) y)")
+    assert differ[0][0] == 0, f"{least} and {package} differ in {differ[0][0]} rows"
 
 
 def snapshot_job(p: Project, T: int) -> dict:
@@ -154,18 +165,8 @@ def snapshot_job(p: Project, T: int) -> dict:
     for r in (1, 2):
         bench.replace_table(p, "snap_src", bench.snapshot_sql(e, T, r, WIDTH))
         for name, command in nodes.items():
-            timed[name].append(bench.dbt_timed(p, command, name))
-            if r == 2:
-                print(f"{name}, run 2: every statement")
-                for s in bench._statements(p.path / "logs" / "dbt.log", name):
-                    print(f"  {s['s']:7.3f} s  {s['sql'][:110]}")
-                shutil.copy(p.path / "logs" / "dbt.log", p.path / "logs" / f"{name}.log")
-    # the lower bound is one only if it writes what the package writes
-    cols = ", ".join(["id"] + [f"c{w}" for w in range(1, WIDTH + 1)])
-    a = f"select {cols}, start_at, end_at from {p.relation('least_snapshot')}"
-    b = f'select {cols}, "__START_AT", "__END_AT" from {p.relation("snap_auto_cdc")}'
-    differ = p.fetch(f"select (select count(*) from ({a} except all {b}) x) + (select count(*) from ({b} except all {a}) y)")
-    assert differ[0][0] == 0, f"least_snapshot and snap_auto_cdc differ in {differ[0][0]} rows"
+            timed[name].append(timed_run(p, command, name, last=r == 2))
+    assert_same_rows(p, "least_snapshot", "snap_auto_cdc", ["id"] + [f"c{w}" for w in range(1, WIDTH + 1)])
     node = {name: [t["apply_s"] for t in runs] for name, runs in timed.items()}
     return {"engine": e, "snapshot_rows": T, **{f"{name}_s": v for name, v in node.items()},
             "snapshot_over_auto_cdc_snapshot": [round(d / a, 2) for d, a in zip(node["snap_dbt"], node["snap_auto_cdc"])],
