@@ -146,28 +146,48 @@ def incremental_peer_model(p: Project, name: str, feed: str, width: int) -> None
             materialized="incremental", unique_key="id", incremental_strategy="delete+insert")
 
 
-# The least an SCD2 apply that keeps an event log must send for an in-order batch, as a materialization of its
-# own: the batch's events the log lacks (a rerun applies nothing twice), their append to the log, the close of
-# each touched key's open version at its first new event, and an insert of the new versions. It finds no late
-# event, no hand edit and no conflict: what it costs is a lower bound for the package's SCD2 run.
-LEAST_SCD2 = """{%- materialization least_scd2, default -%}
+# The benchmark's "least" models: materializations that send only the statements an apply that keeps an
+# event log cannot do without, and check nothing, so that what they cost bounds the package's run from below.
+# Each sets its own names and lists the statements of its first run and of a later one (Jinja list
+# expressions); `log` is the model's log table. One call a statement, so that dbt's log times each.
+LEAST_SKELETON = """{%- materialization @@NAME@@, adapter='@@ADAPTER@@' -%}
   {%- set log = this.incorporate(path={'identifier': this.identifier ~ '_log'}) -%}
-  {%- set new = this.identifier ~ '_new' -%}
-  {%- set cols = COLS -%}
   {%- set existing = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) -%}
-  {%- if existing is none -%}
-    {%- call statement('main') -%}
-create table {{ log }} as select * from ({{ sql }}) b;
-create table {{ this }} as select {{ cols }}, seq as start_at, cast(null as bigint) as end_at
-from {{ log }} where op = 'UPSERT';
-{%- if target.type == 'postgres' %}
-create index on {{ log }} (id, seq);
-create index on {{ this }} (id);
-{%- endif %}
-    {%- endcall -%}
-  {%- else -%}
-    {#- one call each, so that dbt's log times each statement -#}
-    {%- for step in [
+@@SETUP@@
+  {%- set steps = (@@FIRST@@) if existing is none else (@@THEN@@) -%}
+  {%- for step in steps -%}
+    {%- call statement('main' if loop.last else 'step_' ~ loop.index) -%}{{ step }}{%- endcall -%}
+  {%- endfor -%}
+@@COMMIT@@
+  {{ return({'relations': [this]}) }}
+{%- endmaterialization -%}
+"""
+
+
+def least_materialization(name: str, setup: str, first: str, then: str, adapter: str = "default",
+                          commit: bool = True) -> str:
+    parts = {"NAME": name, "ADAPTER": adapter, "SETUP": setup, "FIRST": first, "THEN": then,
+             "COMMIT": "  {{ adapter.commit() }}" if commit else ""}
+    text = LEAST_SKELETON
+    for key, value in parts.items():
+        text = text.replace(f"@@{key}@@", value)
+    return text
+
+
+# The least an SCD2 apply that keeps an event log must send for an in-order batch: the batch's events the log
+# lacks (a rerun applies nothing twice), their append to the log, the close of each touched key's open version
+# at its first new event, and an insert of the new versions. It finds no late event, no hand edit and no
+# conflict: what it costs is a lower bound for the package's SCD2 run.
+LEAST_SCD2 = least_materialization(
+    "least_scd2",
+    setup="""  {%- set new = this.identifier ~ '_new' -%}
+  {%- set cols = COLS -%}""",
+    first="""[
+          'create table ' ~ log ~ ' as select * from (' ~ sql ~ ') b',
+          'create table ' ~ this ~ ' as select ' ~ cols ~ ', seq as start_at, cast(null as bigint) as end_at from '
+            ~ log ~ " where op = 'UPSERT'"]
+          + (['create index on ' ~ log ~ ' (id, seq)', 'create index on ' ~ this ~ ' (id)'] if target.type == 'postgres' else [])""",
+    then="""[
           'create temp table ' ~ new ~ ' as select b.* from (' ~ sql ~ ') b where not exists (select 1 from '
             ~ log ~ ' l where l.id = b.id and l.seq = b.seq)',
           'insert into ' ~ log ~ ' select * from ' ~ new,
@@ -175,14 +195,7 @@ create index on {{ this }} (id);
             ~ ' group by id) n where t.id = n.id and t.end_at is null',
           'insert into ' ~ this ~ ' select ' ~ cols ~ ', start_at, end_at from (select *, seq as start_at, '
             ~ 'lead(seq) over (partition by id order by seq) as end_at from ' ~ new ~ " ) v where op = 'UPSERT'",
-          'drop table ' ~ new] -%}
-      {%- call statement('main' if loop.last else 'step_' ~ loop.index) -%}{{ step }}{%- endcall -%}
-    {%- endfor -%}
-  {%- endif -%}
-  {{ adapter.commit() }}
-  {{ return({'relations': [this]}) }}
-{%- endmaterialization -%}
-"""
+          'drop table ' ~ new]""")
 
 
 def least_scd2_model(p: Project, name: str, feed: str, width: int) -> None:
@@ -196,20 +209,17 @@ def least_scd2_model(p: Project, name: str, feed: str, width: int) -> None:
 # differs, a delete where a current key is gone), the events' append to the log, the close of the touched
 # keys' open versions at the new version, and an insert of the new versions. No check for hand edits, for
 # versions older than the target's or for duplicate keys: a lower bound for `auto_cdc_snapshot`'s run.
-LEAST_SNAPSHOT = """{%- materialization least_snapshot, default -%}
-  {%- set log = this.incorporate(path={'identifier': this.identifier ~ '_log'}) -%}
-  {%- set ev = this.identifier ~ '_ev' -%}
+LEAST_SNAPSHOT = least_materialization(
+    "least_snapshot",
+    setup="""  {%- set ev = this.identifier ~ '_ev' -%}
   {%- set cols = COLS -%}
-  {%- set existing = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) -%}
-  {%- if existing is none -%}
-    {%- set steps = [
+  {%- set same = [] -%}
+  {%- for c in cols.split(', ') -%}{%- do same.append('c.' ~ c ~ ' is not distinct from s.' ~ c) -%}{%- endfor -%}""",
+    first="""[
           'create table ' ~ log ~ ' as select id, v, ' ~ cols ~ ", 'UPSERT' as op from (" ~ sql ~ ') s',
           'create table ' ~ this ~ ' as select id, ' ~ cols ~ ', v as start_at, cast(null as bigint) as end_at from ' ~ log]
-          + (['create index on ' ~ log ~ ' (id, v)', 'create index on ' ~ this ~ ' (id)'] if target.type == 'postgres' else []) -%}
-  {%- else -%}
-    {%- set same = [] -%}
-    {%- for c in cols.split(', ') -%}{%- do same.append('c.' ~ c ~ ' is not distinct from s.' ~ c) -%}{%- endfor -%}
-    {%- set steps = [
+          + (['create index on ' ~ log ~ ' (id, v)', 'create index on ' ~ this ~ ' (id)'] if target.type == 'postgres' else [])""",
+    then="""[
           'create temp table ' ~ ev ~ ' as select s.id, s.v, ' ~ ('s.' ~ cols.replace(', ', ', s.')) ~ ", 'UPSERT' as op from ("
             ~ sql ~ ') s left join ' ~ this ~ ' c on c.id = s.id and c.end_at is null where c.id is null or not ('
             ~ same | join(' and ') ~ ') union all select c.id, (select max(v) from (' ~ sql ~ ') m), '
@@ -218,15 +228,7 @@ LEAST_SNAPSHOT = """{%- materialization least_snapshot, default -%}
           'insert into ' ~ log ~ ' select * from ' ~ ev,
           'update ' ~ this ~ ' as t set end_at = e.v from ' ~ ev ~ ' e where t.id = e.id and t.end_at is null',
           'insert into ' ~ this ~ ' select id, ' ~ cols ~ ", v, cast(null as bigint) from " ~ ev ~ " where op = 'UPSERT'",
-          'drop table ' ~ ev] -%}
-  {%- endif -%}
-  {%- for step in steps -%}
-    {%- call statement('main' if loop.last else 'step_' ~ loop.index) -%}{{ step }}{%- endcall -%}
-  {%- endfor -%}
-  {{ adapter.commit() }}
-  {{ return({'relations': [this]}) }}
-{%- endmaterialization -%}
-"""
+          'drop table ' ~ ev]""")
 
 
 def least_snapshot_model(p: Project, name: str, source: str, width: int) -> None:

@@ -41,9 +41,11 @@ import time
 from contextlib import nullcontext
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from auto_cdc_testkit.harness import Project  # noqa: E402
+from run import least_materialization  # noqa: E402
 
 ROWS_PER_BUCKET = 5000
 
@@ -69,17 +71,13 @@ RANGE = """
 # keeps), their append to the log, and one MERGE that closes each touched key's open version at its first
 # new event and inserts the new versions (one commit of the target, as the package's run). No lease, no
 # run log, no check for late events, hand edits or conflicts: a lower bound for the package's run.
-LEAST = """
-{%- materialization least_scd2_delta, adapter='spark' -%}
-  {%- set log = this.incorporate(path={'identifier': this.identifier ~ '_log'}) -%}
-  {%- set new = this.incorporate(path={'identifier': this.identifier ~ '_new'}) -%}
-  {%- set existing = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) -%}
-  {%- if existing is none -%}
-    {%- set steps = [
+LEAST = least_materialization(
+    "least_scd2_delta", adapter="spark", commit=False,
+    setup="""  {%- set new = this.incorporate(path={'identifier': this.identifier ~ '_new'}) -%}""",
+    first="""[
           'create table ' ~ log ~ ' using delta as select * from (' ~ sql ~ ') b',
-          'create table ' ~ this ~ ' using delta as select k, seq, val, seq as start_at, cast(null as bigint) as end_at from ' ~ log] -%}
-  {%- else -%}
-    {%- set steps = [
+          'create table ' ~ this ~ ' using delta as select k, seq, val, seq as start_at, cast(null as bigint) as end_at from ' ~ log]""",
+    then="""[
           'drop table if exists ' ~ new,
           'create table ' ~ new ~ ' using parquet as select b.* from (' ~ sql ~ ') b left anti join ' ~ log
             ~ ' l on l.k = b.k and l.seq = b.seq where b.loaded >= (select max(loaded) from ' ~ log ~ ')',
@@ -89,14 +87,7 @@ LEAST = """
             ~ 'select k as mk, v.* from v where seq = first_seq union all select cast(null as bigint) as mk, v.* from v) s '
             ~ 'on t.k = s.mk and t.end_at is null when matched then update set end_at = s.first_seq '
             ~ 'when not matched and s.mk is null then insert (k, seq, val, start_at, end_at) values (s.k, s.seq, s.val, s.start_at, s.end_at)',
-          'drop table ' ~ new] -%}
-  {%- endif -%}
-  {%- for step in steps -%}
-    {%- call statement('main' if loop.last else 'step_' ~ loop.index) -%}{{ step }}{%- endcall -%}
-  {%- endfor -%}
-  {{ return({'relations': [this]}) }}
-{%- endmaterialization -%}
-"""
+          'drop table ' ~ new]""")
 
 
 def model_time(project: Project, name: str) -> float:
