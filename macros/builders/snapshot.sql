@@ -188,32 +188,50 @@ where {{ c }}.{{ current }} is null or {{ deleted }}
 {% endmacro %}
 
 
-{#- Snapshot data problems: NULL keys or versions, a key twice in one version. -#}
-{% macro _check_snapshot(cfg, snapshot) %}
+{#- The staged snapshot's checks and versions, in one pass over it in the usual case: NULL keys or
+    versions and a key twice in one version fail the run, naming them; a version not above the last
+    applied one (incremental runs) is skipped with a warning naming it. Returns how many versions are
+    left to apply (none on a first run).
+    The pass counts the NULLs; with one key column, its distinct values (as many as the rows: no key
+    twice, so none twice in a version); and whether the snapshot holds one version, and that version
+    against the last applied one. A second statement runs only for what the pass cannot settle: the
+    rows grouped by key and version (several key columns, or a duplicate to name), the versions listed
+    (several versions). -#}
+{% macro _check_snapshot(cfg, rel, incremental) %}
   {%- set n = auto_cdc._names() -%}
   {%- set version = auto_cdc._q(n.version) -%}
-  {%- set problems = [] -%}
+  {%- set snapshot = rel.temp.snapshot -%}
+  {%- set last = '(select max(cursor_value) from ' ~ rel.runs ~ ')' -%}
+  {%- set one_key = cfg.key_columns | length == 1 -%}
   {%- set exprs = [] -%}
   {%- for c in cfg.key_columns -%}
     {%- do exprs.append('coalesce(sum(case when ' ~ auto_cdc._q(c) ~ ' is null then 1 else 0 end), 0)') -%}
   {%- endfor -%}
   {%- do exprs.append('coalesce(sum(case when ' ~ version ~ ' is null then 1 else 0 end), 0)') -%}
-  {%- set counts = auto_cdc._query('select ' ~ (exprs | join(', ')) ~ ' from ' ~ snapshot).rows[0] -%}
+  {%- do exprs.append('count(*)') -%}
+  {%- do exprs.append('count(distinct ' ~ auto_cdc._q(cfg.key_columns[0]) ~ ')' if one_key else '0') -%}
+  {%- do exprs.append('case when min(' ~ version ~ ') = max(' ~ version ~ ') then 1 else 0 end') -%}
+  {%- do exprs.append(('case when max(' ~ version ~ ') <= ' ~ last ~ ' then 1 else 0 end') if incremental else '0') -%}
+  {%- do exprs.append('max(' ~ version ~ ')') -%}
+  {%- set row = auto_cdc._query('select ' ~ (exprs | join(', ')) ~ ' from ' ~ snapshot).rows[0] -%}
+  {%- set k = cfg.key_columns | length -%}
+  {%- set rows, distinct_keys, one_version, skipped, max_version = row[k + 1] | int, row[k + 2] | int, row[k + 3] | int == 1, row[k + 4] | int == 1, row[k + 5] -%}
+  {%- set problems = [] -%}
   {%- for c in cfg.key_columns -%}
-    {%- if counts[loop.index0] | int > 0 -%}
-      {%- do problems.append("NULL in key column '" ~ c ~ "': " ~ (counts[loop.index0] | int) ~ " row(s)") -%}
+    {%- if row[loop.index0] | int > 0 -%}
+      {%- do problems.append("NULL in key column '" ~ c ~ "': " ~ (row[loop.index0] | int) ~ " row(s)") -%}
     {%- endif -%}
   {%- endfor -%}
-  {%- if counts[-1] | int > 0 -%}
-    {%- do problems.append("NULL in snapshot_version column '" ~ cfg.snapshot_version ~ "': " ~ (counts[-1] | int) ~ " row(s)") -%}
+  {%- if row[k] | int > 0 -%}
+    {%- do problems.append("NULL in snapshot_version column '" ~ cfg.snapshot_version ~ "': " ~ (row[k] | int) ~ " row(s)") -%}
   {%- endif -%}
-  {%- if not problems -%}
+  {%- if not problems and not (one_key and distinct_keys == rows) -%}
     {%- set dups = auto_cdc._query('select ' ~ auto_cdc._cols(cfg.key_columns) ~ ', ' ~ version ~ ' from ' ~ snapshot
           ~ ' group by ' ~ auto_cdc._cols(cfg.key_columns) ~ ', ' ~ version ~ ' having count(*) > 1') -%}
     {%- if dups.rows | length > 0 -%}
       {%- set shown = [] -%}
-      {%- for row in dups.rows[:5] -%}
-        {%- do shown.append(auto_cdc._describe_row(row, cfg.key_columns) ~ ' in version ' ~ row[-1]) -%}
+      {%- for dup in dups.rows[:5] -%}
+        {%- do shown.append(auto_cdc._describe_row(dup, cfg.key_columns) ~ ' in version ' ~ dup[-1]) -%}
       {%- endfor -%}
       {%- do problems.append("duplicate keys within one snapshot, " ~ (dups.rows | length) ~ " case(s): " ~ (shown | join(', '))) -%}
     {%- endif -%}
@@ -221,22 +239,21 @@ where {{ c }}.{{ current }} is null or {{ deleted }}
   {%- if problems -%}
     {%- do exceptions.raise_database_error("auto_cdc_snapshot model '" ~ model.name ~ "': bad snapshot, nothing was applied:\n  - " ~ (problems | join('\n  - '))) -%}
   {%- endif -%}
-{% endmacro %}
-
-
-{#- A version not above the last applied one is skipped, with a warning naming it.
-    Returns how many versions are left to apply. -#}
-{% macro _warn_skipped_versions(args) %}
-  {%- set version = auto_cdc._q(auto_cdc._names().version) -%}
-  {%- set found = auto_cdc._query('select v, case when v <= (select max(cursor_value) from ' ~ args.rel.runs
-        ~ ') then 1 else 0 end from (select distinct ' ~ version ~ ' as v from ' ~ args.rel.temp.snapshot ~ ') d order by 1') -%}
+  {%- if not incremental -%}{{ return(none) }}{%- endif -%}
+  {%- if rows == 0 -%}{{ return(0) }}{%- endif -%}
+  {%- if one_version -%}
+    {%- set found = [[max_version, 1 if skipped else 0]] -%}
+  {%- else -%}
+    {%- set found = auto_cdc._query('select v, case when v <= ' ~ last ~ ' then 1 else 0 end from (select distinct '
+          ~ version ~ ' as v from ' ~ snapshot ~ ') d order by 1').rows -%}
+  {%- endif -%}
   {%- set versions = [] -%}
-  {%- for row in found.rows if row[1] | int == 1 -%}{%- do versions.append(row[0] | string) -%}{%- endfor -%}
+  {%- for f in found if f[1] | int == 1 -%}{%- do versions.append(f[0] | string) -%}{%- endfor -%}
   {%- if versions -%}
     {%- do exceptions.warn("auto_cdc_snapshot model '" ~ model.name ~ "': skipped out-of-order snapshot version(s) "
           ~ (versions | join(', ')) ~ ": not greater than the last applied version") -%}
   {%- endif -%}
-  {{ return((found.rows | length) - (versions | length)) }}
+  {{ return((found | length) - (versions | length)) }}
 {% endmacro %}
 
 

@@ -23,14 +23,12 @@
   {%- set rel = run.rel -%}
   {%- set temp = rel.temp -%}
   {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.snapshot, auto_cdc.stage_snapshot_sql({'cfg': cfg, 'sql': run.sql}))) %}
-  {% do auto_cdc._check_snapshot(cfg, temp.snapshot) %}
+  {#- the plan first: it refuses a version column whose type changed, which the check compares -#}
   {%- set plan = auto_cdc._plan(cfg, rel, run.incremental, temp.snapshot, none,
         cursor_sql='(select max(' ~ auto_cdc._q(n.version) ~ ') from ' ~ temp.snapshot ~ ')',
         once_skipped=run.incremental and config.get('once', false)) -%}
+  {%- set new_versions = auto_cdc._check_snapshot(cfg, rel, run.incremental) -%}
   {%- set args = {'cfg': cfg, 'rel': rel, 'plan': plan} -%}
-  {%- if run.incremental -%}
-    {%- set new_versions = auto_cdc._warn_skipped_versions(args) -%}
-  {%- endif -%}
   {%- set one_version = run.incremental and (new_versions == 1 if cfg.snapshot_version else not plan.once_skipped) -%}
   {%- set diff_sql = auto_cdc.snapshot_join_diff_sql(args) if one_version else auto_cdc.snapshot_diff_sql(args, run.incremental) -%}
   {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.batch, diff_sql)) %}

@@ -107,6 +107,35 @@ def test_bad_snapshots_fail_and_apply_nothing(project):
         assert (project.rows("t"), project.rows("t__auto_cdc_log")) == before
 
 
+def _snapshot_reads(project, model: str) -> list[str]:
+    """The queries (`select`s) of the last run of `model` that read the staged snapshot's rows."""
+    sqls = statements(project.path / "logs" / "dbt.log")[f"model.auto_cdc_it.{model}"]
+    plain = [re.sub(r"^\s*/\*.*?\*/\s*", "", q, flags=re.S) for q in sqls]
+    return [q for q in plain if q.lower().startswith("select") and re.search(r'from\s+"[^\s]*__auto_cdc_snapshot"', q)]
+
+
+def test_duplicate_keys_are_found_whatever_the_versions_and_key_columns(project):
+    """The snapshot's checks take one pass over it when it holds one version and has one key column;
+    a duplicate key among several versions, or of several key columns, still fails the run, named."""
+    project.table("snap", SNAP, [(1, "a", 1), (2, "b", 1)])
+    project.feed_model("t", "snap", **CFG)
+    project.feed_model("two_keys", "snap", **{**CFG, "keys": ["userId", "city"]})
+    project.run(extra=["--log-format-file", "json"])
+    project.table("snap", SNAP, [(1, "a", 2), (2, "c", 2)])
+    project.run(extra=["--log-format-file", "json"])
+    assert len(_snapshot_reads(project, "t")) == 1  # the checks and the version in one statement
+    assert len(_snapshot_reads(project, "two_keys")) == 2  # the key columns grouped to find duplicates
+    for rows, model, message in [
+            ([(1, "b", 3), (2, "b", 3), (1, "c", 4), (1, "d", 4)], "t", "1 case(s): (userId=1) in version 4"),
+            ([(1, "b", 5), (1, "b", 5), (2, "c", 5)], "two_keys", "1 case(s): (userId=1, city=b) in version 5")]:
+        before = project.rows(model), project.rows(f"{model}__auto_cdc_log")
+        project.table("snap", SNAP, rows)
+        result = project.run(model, check=False)
+        assert not result.ok and f"'{model}': bad snapshot, nothing was applied" in result.output, result.output[-3000:]
+        assert f"duplicate keys within one snapshot, {message}" in result.output, result.output[-3000:]
+        assert (project.rows(model), project.rows(f"{model}__auto_cdc_log")) == before
+
+
 def test_versions_one_per_run_or_all_at_once_give_the_same_target(project):
     snaps = {1: E2_V0, 2: E2_V1, 3: [(2, "Carmel"), (7, "Napa")]}
     project.table("all_at_once", SNAP, [(*r, v) for v, rows in snaps.items() for r in rows])
