@@ -258,7 +258,7 @@ select
   (select coalesce(max(run_id), 0) + 1 from {{ runs }}),
   cast('{{ run_started_at.strftime("%Y-%m-%d %H:%M:%S.%f") }}' as {{ dbt.type_timestamp() }}),
   '{{ invocation_id }}',
-  (select max(cursor_value) from {{ runs }}),
+  {{ auto_cdc._last_cursor(runs) }},
   0, 0, 0, 0, 0, null, 0,
   {{ horizon }}
 {% endmacro %}

@@ -16,6 +16,10 @@
   {{- return('(' ~ (parts | join(', ')) ~ ')') -}}
 {%- endmacro %}
 
+{#- The greatest cursor (or snapshot version) the model's runs applied, as a scalar subquery of its run log
+    `runs`: SQL NULL before the first run that had one. -#}
+{% macro _last_cursor(runs) %}{{ return('(select max(cursor_value) from ' ~ runs ~ ')') }}{% endmacro %}
+
 {#- `p."a", p."b"` -#}
 {% macro _cols(names, prefix=none) -%}
   {%- set out = [] -%}

@@ -45,7 +45,7 @@ union all
 {% macro _snapshot_new_rows_sql(args, incremental) -%}
   {%- set n = auto_cdc._names() -%}
   {%- set version = auto_cdc._q(n.version) -%}
-  {%- set last = '(select max(cursor_value) from ' ~ args.rel.runs ~ ')' -%}
+  {%- set last = auto_cdc._last_cursor(args.rel.runs) -%}
 select
   {%- for c in args.plan.output %}
   {{ auto_cdc._q(c) if c in args.cfg.output else 'null' }} as {{ auto_cdc._q(c) }},
@@ -64,7 +64,7 @@ select
   {%- for c in args.plan.output %}
   {{ 'null' if c in args.plan.add_columns else auto_cdc._q(c) }} as {{ auto_cdc._q(c) }},
   {%- endfor %}
-  (select max(cursor_value) from {{ args.rel.runs }}) as {{ auto_cdc._q(n.version) }}, 1 as {{ auto_cdc._q(n.current) }}
+  {{ auto_cdc._last_cursor(args.rel.runs) }} as {{ auto_cdc._q(n.version) }}, 1 as {{ auto_cdc._q(n.current) }}
 from {{ args.rel.target }}
 {%- if args.cfg.scd != 1 %}
 where {{ auto_cdc._q(n.end_at) }} is null
@@ -201,7 +201,7 @@ where {{ c }}.{{ current }} is null or {{ deleted }}
   {%- set n = auto_cdc._names() -%}
   {%- set version = auto_cdc._q(n.version) -%}
   {%- set snapshot = rel.temp.snapshot -%}
-  {%- set last = '(select max(cursor_value) from ' ~ rel.runs ~ ')' -%}
+  {%- set last = auto_cdc._last_cursor(rel.runs) -%}
   {%- set one_key = cfg.key_columns | length == 1 -%}
   {%- set exprs = [] -%}
   {%- for c in cfg.key_columns -%}
@@ -295,5 +295,5 @@ where {{ c }}.{{ current }} is null or {{ deleted }}
   {%- if not execute or should_full_refresh() -%}{{ return('null') }}{%- endif -%}
   {%- set runs = load_relation(auto_cdc._side_relation(this, auto_cdc._names().runs_suffix)) -%}
   {%- if runs is none -%}{{ return('null') }}{%- endif -%}
-  {{ return('(select max(cursor_value) from ' ~ runs ~ ')') }}
+  {{ return(auto_cdc._last_cursor(runs)) }}
 {% endmacro %}

@@ -62,8 +62,8 @@ from (
   where src.{{ auto_cdc._q(cfg.cursor) }} >= {{ args.cursor_floor }}
   {%- endif %}
   {%- elif cfg.cursor and args.runs is not none %}
-  where (select max(cursor_value) from {{ args.runs }}) is null
-     or src.{{ auto_cdc._q(cfg.cursor) }} >= (select max(cursor_value) from {{ args.runs }})
+  where {{ auto_cdc._last_cursor(args.runs) }} is null
+     or src.{{ auto_cdc._q(cfg.cursor) }} >= {{ auto_cdc._last_cursor(args.runs) }}
   {%- endif %}
 ) s
 )

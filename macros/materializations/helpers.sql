@@ -162,7 +162,7 @@ select
   {{ run_id }},
   cast('{{ run_started_at.strftime("%Y-%m-%d %H:%M:%S.%f") }}' as {{ dbt.type_timestamp() }}),
   '{{ invocation_id }}',
-  {{ args.run.get('cursor') or 'coalesce(' ~ (args.plan.cursor_sql or '(select max(' ~ auto_cdc._q(n.cursor) ~ ') from ' ~ args.rel.temp.batch ~ ')') ~ ', (select max(cursor_value) from ' ~ args.rel.runs ~ '))' }},
+  {{ args.run.get('cursor') or 'coalesce(' ~ (args.plan.cursor_sql or '(select max(' ~ auto_cdc._q(n.cursor) ~ ') from ' ~ args.rel.temp.batch ~ ')') ~ ', ' ~ auto_cdc._last_cursor(args.rel.runs) ~ ')' }},
   {{ metrics.events_read }}, {{ metrics.events_applied }}, {{ metrics.late_events }},
   {{ upserted or metrics.num_upserted_rows }}, {{ deleted or metrics.num_deleted_rows }},
   {{ commit_version if commit_version is not none else 'null' }},
