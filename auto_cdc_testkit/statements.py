@@ -40,7 +40,7 @@ def events(log: Path) -> Iterator[dict]:
                     continue
 
 
-def _strip_comment(sql: str) -> str:
+def strip_comment(sql: str) -> str:
     """The statement without dbt's leading ``/* {"app": "dbt", ...} */`` query comment."""
     text = sql.lstrip()
     if text.startswith("/*") and "*/" in text:
@@ -49,7 +49,7 @@ def _strip_comment(sql: str) -> str:
 
 
 def is_transaction_control(sql: str) -> bool:
-    words = _strip_comment(sql).split(None, 1)
+    words = strip_comment(sql).split(None, 1)
     return bool(words) and words[0].rstrip(";").lower() in TRANSACTION_CONTROL
 
 
@@ -106,7 +106,7 @@ def apply_statement_counts(log: str | Path, invocation_id: str | None = None) ->
 def first_words(sqls: list[str], words: int = 3) -> Counter:
     """How often each statement opening occurs (``create temporary table``, ``merge into`` ...): a
     quick view of what a node spends its statements on."""
-    return Counter(" ".join(_strip_comment(sql).lower().split()[:words]) for sql in sqls)
+    return Counter(" ".join(strip_comment(sql).lower().split()[:words]) for sql in sqls)
 
 
 def main(argv: list[str]) -> int:
@@ -117,7 +117,7 @@ def main(argv: list[str]) -> int:
     if "--sql" in argv:
         node = argv[argv.index("--sql") + 1]
         for i, sql in enumerate(statements(log).get(node, []), 1):
-            print(f"-- {i}\n{_strip_comment(sql).strip()}\n")
+            print(f"-- {i}\n{strip_comment(sql).strip()}\n")
         return 0
     all_sql = statements(log)
     for node, sqls in sorted(all_sql.items(), key=lambda item: str(item[0])):

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from auto_cdc_testkit import fixtures as fx
 from auto_cdc_testkit.cases import SnapshotCase, check_batch, generate, in_batches
 from auto_cdc_testkit.harness import REPO, ordered, target_rows
-from auto_cdc_testkit.statements import statements
+from auto_cdc_testkit.statements import statements, strip_comment
 
 SNAP = fx.SNAPSHOT_COLUMNS
 E2_V0, E2_V1, E2_SCD2, E2_SCD1 = fx.E2_V0, fx.E2_V1, fx.E2_SCD2, fx.E2_SCD1
@@ -110,7 +110,7 @@ def test_bad_snapshots_fail_and_apply_nothing(project):
 def _snapshot_reads(project, model: str) -> list[str]:
     """The queries (`select`s) of the last run of `model` that read the staged snapshot's rows."""
     sqls = statements(project.path / "logs" / "dbt.log")[f"model.auto_cdc_it.{model}"]
-    plain = [re.sub(r"^\s*/\*.*?\*/\s*", "", q, flags=re.S) for q in sqls]
+    plain = [strip_comment(q) for q in sqls]
     return [q for q in plain if q.lower().startswith("select") and re.search(r'from\s+"[^\s]*__auto_cdc_snapshot"', q)]
 
 
