@@ -538,18 +538,21 @@ def bench_engine(p: Project, s: dict, parts=PARTS, repeat: int = 1, log=print) -
     # Each timing is the best of `repeat` runs (successive batches; the machine is shared and noisy).
     R = repeat
 
+    def keep_best(key: str, runs: list[dict], label: str | None = None) -> None:
+        """The run of least apply time as the timing of `key`, with the least run time and every run's."""
+        best = dict(min(runs, key=lambda t: t["apply_s"]))
+        best["run_s"] = min(t["run_s"] for t in runs)
+        best["apply_all"], best["run_all"] = [t["apply_s"] for t in runs], [t["run_s"] for t in runs]
+        tm[key] = best
+        log(f"[{e}] {label or key}: {_short(best)}")
+
     def timed(key: str, command: str, name: str, feed: str | None = None, batches=()) -> None:
         runs = []
         for batch in batches or [None] * R:
             if feed is not None:
                 replace_table(p, feed, batch)
             runs.append(dbt_timed(p, command, name))
-        best = dict(min(runs, key=lambda t: t["apply_s"]))
-        best["run_s"] = min(t["run_s"] for t in runs)
-        best["apply_all"] = [t["apply_s"] for t in runs]
-        best["run_all"] = [t["run_s"] for t in runs]
-        tm[key] = best
-        log(f"[{e}] {key}: {_short(best)}")
+        keep_best(key, runs)
 
     # -- 1+2: the same batch B into targets of T1 and T2 rows; the floor next to each ----------------------------
     for T in ((T1, T2) if "scaling" in parts else (T1,) if "peers" in parts else ()):
@@ -563,12 +566,8 @@ def bench_engine(p: Project, s: dict, parts=PARTS, repeat: int = 1, log=print) -
                     replace_table(p, f"feed_{name}", batch)
                     runs_a.append(dbt_timed(p, "run", name))
                     runs_i.append(dbt_timed(p, "run", f"incremental_{T}"))
-                for key, runs in ((f"{name}_b{B}", runs_a), (f"incremental_{T}_b{B}", runs_i)):
-                    best = dict(min(runs, key=lambda t: t["apply_s"]))
-                    best["run_s"] = min(t["run_s"] for t in runs)
-                    best["apply_all"], best["run_all"] = [t["apply_s"] for t in runs], [t["run_s"] for t in runs]
-                    tm[key] = best
-                    log(f"[{e}] {key}: {_short(best)}")
+                keep_best(f"{name}_b{B}", runs_a)
+                keep_best(f"incremental_{T}_b{B}", runs_i)
             else:
                 timed(f"{name}_b{B}", "run", name, f"feed_{name}", batches)
         if "scaling" in parts:
@@ -588,11 +587,7 @@ def bench_engine(p: Project, s: dict, parts=PARTS, repeat: int = 1, log=print) -
             for r in range(R):
                 replace_table(p, "snap_src", snapshot_sql(e, s["snap"], r + 1, W))
                 runs.append(dbt_timed(p, command, tool))
-            best = dict(min(runs, key=lambda t: t["apply_s"]))
-            best["run_s"] = min(t["run_s"] for t in runs)
-            best["apply_all"], best["run_all"] = [t["apply_s"] for t in runs], [t["run_s"] for t in runs]
-            tm[tool] = best
-            log(f"[{e}] snapshot job, {tool}: {_short(best)}")
+            keep_best(tool, runs, f"snapshot job, {tool}")
 
     # -- 4: late events: no late events, then 20% late, into histories of K and 10K keys -------------------------
     for k in ((K, 10 * K) if "late" in parts else ()):
