@@ -18,7 +18,7 @@ def test_bench_tiny_duckdb_reports_ratios_and_the_peers_mistakes(tmp_path):
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     result = json.loads(out.read_text())["engines"]["duckdb"]
-    for name in ("floor_scd1", "floor_scd2", "scaling_scd1", "scaling_scd2", "scaling_floor"):
+    for name in ("floor_scd1", "floor_scd2", "scaling_scd1", "scaling_scd2", "scaling_floor", "scaling_incremental"):
         assert result["ratios"][name]["value"] > 0, name
     for name in ("scd1_batch", "scd1_empty", "scd2_batch", "scd2_empty"):
         assert result["statements"][name]["value"] > 0, name
