@@ -34,6 +34,7 @@ import spark_scaling  # noqa: E402
 
 import dbt.adapters.spark.session as session  # noqa: E402
 
+from auto_cdc_testkit.statements import strip_comment  # noqa: E402
 from auto_cdc_testkit.testing import spark  # noqa: E402
 
 TIMED: list[list] = []  # [sql, seconds, jobs, first job id]
@@ -122,7 +123,7 @@ def main(argv: list[str]) -> None:
         listed = spark_jobs() if with_jobs else {}
     by_kind: dict[str, list] = {}
     for i, (sql, spent, started, first) in enumerate(TIMED):
-        text = " ".join(re.sub(r"/\*.*?\*/", "", sql, count=1, flags=re.S).split())
+        text = " ".join(strip_comment(sql).split())
         print(f"{i:3d} {spent:6.2f}s {started:3d} jobs  {text[:110]}")
         for j in range(first, first + started) if with_jobs else ():
             job = listed.get(j, {"s": None, "what": "?"})
