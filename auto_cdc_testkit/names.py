@@ -38,7 +38,7 @@ NAMES = {
     "current": "__auto_cdc_current",
     "bucket": "__auto_cdc_bucket",
     "rewrite_suffix": "__auto_cdc_rewrite",
-    "lease_suffix": "__auto_cdc_lease",
+    "lock_suffix": "__auto_cdc_lock",
     "upsert": "upsert",
     "delete": "delete",
     "truncate": "truncate",

@@ -33,7 +33,7 @@
   {%- endif -%}
   {% do auto_cdc._check_deletes_supported('erase_keys', target) %}
   {#- the model's lock (locking.sql): an erase waits for a run of the model, and a run for the erase -#}
-  {%- set lease = auto_cdc.take_model_lock(api.Relation.create(database=node.database, schema=node.schema, identifier=node.alias or node.name),
+  {%- set held_lock = auto_cdc.take_model_lock(api.Relation.create(database=node.database, schema=node.schema, identifier=node.alias or node.name),
                                  model, node.config.get('lock_timeout', '1h'), node.config.get('statement_timeout')) -%}
   {%- set erased = [] -%}
   {%- for suffix in [none, n.log_suffix, n.changes_suffix] -%}
@@ -45,6 +45,6 @@
     {%- endif -%}
   {%- endfor -%}
   {% do adapter.commit() %}
-  {% do auto_cdc.release_model_lock(lease) %}
+  {% do auto_cdc.release_model_lock(held_lock) %}
   {% do log("auto_cdc.erase_keys " ~ model ~ " where " ~ where ~ ": erased " ~ (erased | join(', ')), info=true) %}
 {% endmacro %}

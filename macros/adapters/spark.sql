@@ -48,7 +48,7 @@ pmod(xxhash64({{ auto_cdc._cols(args.cfg.key_columns, prefix) }}), {{ args.plan.
 {% endmacro %}
 
 {#- Whether the session's catalog is Delta Lake's (spark.sql.catalog.spark_catalog), so that `using
-    delta` tables can be created: asked by the model's lock (the lease) and by new targets' format. -#}
+    delta` tables can be created: asked by new targets' format. -#}
 {% macro _spark_session_has_delta() %}
   {%- if not execute -%}{{ return(false) }}{%- endif -%}
   {#- a run-operation (erase_keys) has no node: asked each time -#}

@@ -14,38 +14,77 @@
 {% macro default__take_model_lock(relation, model_name, lock_timeout, statement_timeout) %}
 {% endmacro %}
 
-{#- Spark (a session with Delta Lake's catalog): Spark has no lock a session could hold, so the lock is a
-    lease, a row in the Delta table <target>__auto_cdc_lease. A taker appends its row (appends never
-    conflict), then reads the live rows (not expired, lock_timeout after they were taken) in commit
-    order (row tracking's row_commit_version): the earliest holds the lease. Every taker reads the same
-    order, so of two runs that append at once exactly one finds its row first. The other deletes its
-    row and fails at once (a Jinja macro cannot sleep to wait), naming the holder. The holder deletes its
-    row after its commit (release_model_lock); a failed run's row is deleted by the package's
-    on-run-end hook (release_failed_models_locks); a killed run's row lapses after lock_timeout.
-    Without Delta Lake (parquet only) there is no lease: returns none. Returns the lease relation. -#}
+{#- Spark: Spark has no lock a session could hold, so the lock is a table of the catalog,
+    <target>__auto_cdc_lock, whose properties name its holder. The metastore creates a name once: a
+    taker sends `create table if not exists`, then reads the holder from the properties, and a taker
+    that finds another holder fails at once (a Jinja macro cannot sleep to wait), naming it. Of two
+    takers that create it in the same instant, the second's create fails with Spark's own error
+    (TABLE_OR_VIEW_ALREADY_EXISTS: Spark checks, then creates). Catalog calls only, no Spark job, on
+    any table format. The holder drops it after
+    its commit (release_model_lock); a failed run's is dropped by the package's on-run-end hook
+    (release_failed_models_locks); a killed run's lapses lock_timeout after it was taken, by the taking
+    dbt process's clock. A taker that finds a lapsed lock renames it to a name derived from the lapsed
+    holder (_spark_lapsed_lock): of two takers of one lapsed lock only one rename succeeds (the other
+    finds the lock gone, or the new name taken, and fails with Spark's error), and that name stays
+    taken until the new holder releases, so a taker that read the lapsed holder late cannot rename the
+    new lock away. Returns what release_model_lock needs: the lock and the lapsed lock it renamed. -#}
 {% macro spark__take_model_lock(relation, model_name, lock_timeout, statement_timeout) %}
-  {%- if not auto_cdc._spark_session_has_delta() -%}{{ return(none) }}{%- endif -%}
-  {%- set lease = auto_cdc._side_relation(relation, auto_cdc._names().lease_suffix) -%}
-  {%- if load_cached_relation(lease) is none -%}
-    {% do auto_cdc._run_sql('create table if not exists ' ~ lease ~ ' (token string, holder string, taken_at timestamp, expires_at timestamp)'
-          ~ " using delta tblproperties ('delta.enableRowTracking' = 'true', 'delta.enableDeletionVectors' = 'true')") %}
-  {%- endif -%}
-  {#- lock_timeout 0 (Postgres: no timeout): a lease that never lapses; else at least a second -#}
+  {%- set lock = auto_cdc._side_relation(relation, auto_cdc._names().lock_suffix) -%}
   {%- set seconds = auto_cdc._timeout_seconds(lock_timeout, model_name) -%}
-  {%- set lapses = "timestamp'9999-12-31 00:00:00'" if seconds == 0 else 'timestampadd(SECOND, ' ~ ([1, seconds | round(0, 'ceil') | int] | max) ~ ', current_timestamp())' -%}
-  {%- set holder = 'dbt invocation ' ~ invocation_id ~ ' (started ' ~ run_started_at ~ ')' -%}
-  {% do auto_cdc._run_sql('insert into ' ~ lease ~ " select '" ~ invocation_id ~ "', '" ~ (holder | replace("'", "''"))
-        ~ "', current_timestamp(), " ~ lapses) %}
-  {%- set first = auto_cdc._query('select token, holder, cast(taken_at as string), cast(expires_at as string) from ' ~ lease
-        ~ " where token = '" ~ invocation_id ~ "' or expires_at > current_timestamp() order by _metadata.row_commit_version limit 1").rows[0] -%}
-  {%- if first[0] != invocation_id -%}
-    {% do auto_cdc._run_sql('delete from ' ~ lease ~ " where token = '" ~ invocation_id ~ "'") %}
-    {%- do exceptions.raise_database_error("auto_cdc model '" ~ model_name ~ "': another run of this model holds its lease in " ~ lease
-          ~ " (" ~ first[1] ~ ", taken at " ~ first[2] ~ ", lapsing at " ~ first[3] ~ "). Spark has no lock a run could wait on: "
-          ~ "run again when that run has ended. If no run of the model is going on (that one was killed), delete its row: delete from "
-          ~ lease ~ " where token = '" ~ first[0] ~ "'; a lease also lapses lock_timeout (" ~ lock_timeout ~ ") after it was taken") -%}
+  {%- set dt = modules.datetime -%}
+  {%- set now = dt.datetime.now(modules.pytz.utc).replace(microsecond=0) -%}
+  {#- lock_timeout 0 (Postgres: no timeout): a lock that never lapses; else at least a second -#}
+  {%- set lapses = dt.datetime(9999, 12, 31, tzinfo=modules.pytz.utc) if seconds == 0
+        else now + dt.timedelta(seconds=[1, seconds | round(0, 'ceil') | int] | max) -%}
+  {%- set mine = {'holder': invocation_id, 'holder_name': 'dbt invocation ' ~ invocation_id ~ ' (started ' ~ run_started_at ~ ')',
+                  'taken_at': now.isoformat(' '), 'lapses_at': lapses.isoformat(' ')} -%}
+  {%- set found = auto_cdc._spark_create_lock(lock, mine) -%}
+  {%- set lapsed = none -%}
+  {%- if found.holder != invocation_id and found.lapses_at and dt.datetime.fromisoformat(found.lapses_at) <= now -%}
+    {#- a lapsed lock (a killed run's): renamed away, then taken; a lapsed lock that one renamed
+        before it is dropped -#}
+    {%- set lapsed = auto_cdc._spark_lapsed_lock(relation, found.holder) -%}
+    {%- if found.lapsed -%}
+      {% do auto_cdc._run_sql('drop table if exists ' ~ lock.incorporate(path={'identifier': found.lapsed})) %}
+    {%- endif -%}
+    {% do auto_cdc._run_sql('alter table ' ~ lock ~ ' rename to ' ~ lapsed) %}
+    {%- set found = auto_cdc._spark_create_lock(lock, dict(mine, lapsed=lapsed.identifier)) -%}
   {%- endif -%}
-  {{ return(lease) }}
+  {%- if found.holder != invocation_id -%}
+    {%- do exceptions.raise_database_error("auto_cdc model '" ~ model_name ~ "': another run of this model holds its lock " ~ lock
+          ~ " (" ~ found.holder_name ~ ", taken at " ~ found.taken_at ~ ", lapsing at " ~ found.lapses_at ~ "). Spark has no lock a run could wait on: "
+          ~ "run again when that run has ended. If no run of the model is going on (that one was killed), drop the lock: drop table "
+          ~ lock ~ "; a lock also lapses lock_timeout (" ~ lock_timeout ~ ") after it was taken") -%}
+  {%- endif -%}
+  {{ return({'lock': lock, 'lapsed': lapsed}) }}
+{% endmacro %}
+
+{#- Spark: the lock table created unless it exists (`props`: this taker's holder, holder_name, taken_at,
+    lapses_at and, after a takeover, the lapsed lock it renamed), then its holder as its properties give
+    it (a dict of the same keys; a lock made by hand without them has none). -#}
+{% macro _spark_create_lock(lock, props) %}
+  {%- set pairs = [] -%}
+  {%- for k, v in props.items() -%}
+    {%- do pairs.append("'auto_cdc.lock_" ~ k ~ "' = '" ~ (v | string | replace('\\', '\\\\') | replace("'", "\\'")) ~ "'") -%}
+  {%- endfor -%}
+  {% do auto_cdc._run_sql('create table if not exists ' ~ lock ~ ' (holder string) using parquet tblproperties (' ~ (pairs | join(', ')) ~ ')') %}
+  {{ return(auto_cdc._spark_lock_holder(lock)) }}
+{% endmacro %}
+
+{#- Spark: a lock table's holder, from its properties (a dict: holder, holder_name, taken_at, lapses_at,
+    lapsed; none where a property is missing). -#}
+{% macro _spark_lock_holder(lock) %}
+  {%- set found = {'holder': none, 'holder_name': none, 'taken_at': none, 'lapses_at': none, 'lapsed': none} -%}
+  {%- for row in auto_cdc._query('show tblproperties ' ~ lock).rows if (row[0] | string).startswith('auto_cdc.lock_') -%}
+    {%- do found.update({(row[0] | string)[14:]: row[1]}) -%}
+  {%- endfor -%}
+  {{ return(found) }}
+{% endmacro %}
+
+{#- Spark: the name a lapsed lock is renamed to, from its holder's id: every taker of one lapsed lock
+    renames it to the same name. -#}
+{% macro _spark_lapsed_lock(relation, holder) %}
+  {{ return(auto_cdc._side_relation(relation, auto_cdc._names().lock_suffix ~ '_' ~ local_md5(holder | string)[:12])) }}
 {% endmacro %}
 
 {#- Postgres: a transaction-level advisory lock on the target's name, released by the commit or
@@ -98,20 +137,36 @@
 {% endmacro %}
 
 
-{#- The end of a writer's hold on the model's lock, after its commit. `lease`: what take_model_lock
+{#- The end of a writer's hold on the model's lock, after its commit. `held`: what take_model_lock
     returned. DuckDB and Postgres: nothing (the commit released it). -#}
-{% macro release_model_lock(lease) %}
-  {{ return(adapter.dispatch('release_model_lock', 'auto_cdc')(lease)) }}
+{% macro release_model_lock(held) %}
+  {{ return(adapter.dispatch('release_model_lock', 'auto_cdc')(held)) }}
 {% endmacro %}
 
-{% macro default__release_model_lock(lease) %}
+{% macro default__release_model_lock(held) %}
 {% endmacro %}
 
-{#- Spark: the writer's lease row goes, and any lapsed one with it. -#}
-{% macro spark__release_model_lock(lease) %}
-  {%- if lease is not none -%}
-    {% do auto_cdc._run_sql('delete from ' ~ lease ~ " where token = '" ~ invocation_id ~ "' or expires_at < current_timestamp()") %}
+{#- Spark: the writer's lock table is dropped if it still names the writer (a run that outlived its lock
+    may find another's), with the lapsed lock it renamed. -#}
+{% macro spark__release_model_lock(held) %}
+  {%- if held is not none -%}
+    {% do auto_cdc._spark_drop_own_lock(held.lock, [held.lapsed] if held.lapsed is not none else []) %}
   {%- endif -%}
+{% endmacro %}
+
+{#- Spark: `lock` dropped if it exists and this invocation holds it, with `also` (the lapsed lock it
+    renamed, when the caller knows it) and the lapsed lock its properties name. -#}
+{% macro _spark_drop_own_lock(lock, also=[]) %}
+  {%- if auto_cdc._query('show tables in ' ~ lock.schema ~ " like '" ~ (lock.identifier | lower) ~ "'").rows | length == 0 -%}{{ return(none) }}{%- endif -%}
+  {%- set found = auto_cdc._spark_lock_holder(lock) -%}
+  {%- if found.holder != invocation_id -%}{{ return(none) }}{%- endif -%}
+  {% do auto_cdc._run_sql('drop table if exists ' ~ lock) %}
+  {%- set names = [] -%}
+  {%- for rel in also -%}{%- do names.append(rel.identifier | lower) -%}{%- endfor -%}
+  {%- if found.lapsed and (found.lapsed | lower) not in names -%}{%- do names.append(found.lapsed | lower) -%}{%- endif -%}
+  {%- for name in names -%}
+    {% do auto_cdc._run_sql('drop table if exists ' ~ lock.incorporate(path={'identifier': name})) %}
+  {%- endfor -%}
 {% endmacro %}
 
 
@@ -126,17 +181,14 @@
   {{ return('') }}
 {% endmacro %}
 
-{#- Spark: the lease rows of this invocation's auto_cdc models that failed (an error after the lease was
-    taken leaves its row). -#}
+{#- Spark: the locks this invocation's auto_cdc models that failed still hold (an error after the lock
+    was taken leaves it). -#}
 {% macro spark__release_failed_models_locks(results) %}
   {%- for result in results or [] if result.status == 'error' and result.node.resource_type == 'model'
         and result.node.config.materialized in ['auto_cdc', 'auto_cdc_snapshot'] -%}
     {%- set node = result.node -%}
-    {%- set lease = auto_cdc._side_relation(api.Relation.create(database=node.database, schema=node.schema,
-          identifier=node.alias or node.name), auto_cdc._names().lease_suffix) -%}
-    {%- if auto_cdc._query('show tables in ' ~ lease.schema ~ " like '" ~ (lease.identifier | lower) ~ "'").rows | length > 0 -%}
-      {% do auto_cdc._run_sql('delete from ' ~ lease ~ " where token = '" ~ invocation_id ~ "'") %}
-    {%- endif -%}
+    {% do auto_cdc._spark_drop_own_lock(auto_cdc._side_relation(api.Relation.create(database=node.database, schema=node.schema,
+          identifier=node.alias or node.name), auto_cdc._names().lock_suffix)) %}
   {%- endfor -%}
   {{ return('') }}
 {% endmacro %}
@@ -183,13 +235,12 @@
   {{ return(tables) }}
 {% endmacro %}
 
-{#- Spark: the model's lease (take_model_lock), then a check that dbt's cache still knows the model's
+{#- Spark: the model's lock (take_model_lock), then a check that dbt's cache still knows the model's
     tables as they are: a run that ended while this invocation was starting may have created or
     dropped some, and dbt-spark's cache entries carry the table's format, which a listing does not
-    give, so the run fails and asks to be run again instead. Returns the lease. -#}
+    give, so the run fails and asks to be run again instead. Returns the lock (take_model_lock's). -#}
 {% macro spark__lock_model(relation) %}
-  {%- set lease = auto_cdc.take_model_lock(relation, model.name, config.get('lock_timeout', '1h'), none) -%}
-  {%- if lease is none -%}{{ return(none) }}{%- endif -%}
+  {%- set held = auto_cdc.take_model_lock(relation, model.name, config.get('lock_timeout', '1h'), none) -%}
   {%- set relations = auto_cdc._model_tables(relation) -%}
   {%- set names = [] -%}
   {%- for rel in relations -%}{%- do names.append(rel.identifier | lower) -%}{%- endfor -%}
@@ -202,11 +253,11 @@
     {%- do changed.append(rel ~ (' (created)' if rel.identifier | lower in found else ' (dropped)')) -%}
   {%- endfor -%}
   {%- if changed -%}
-    {% do auto_cdc.release_model_lock(lease) %}
+    {% do auto_cdc.release_model_lock(held) %}
     {%- do exceptions.raise_database_error("auto_cdc model '" ~ model.name ~ "': its tables changed after this dbt invocation "
           ~ "started (another run of the model ended meanwhile): " ~ (changed | join(', ')) ~ ". Nothing was written; run it again") -%}
   {%- endif -%}
-  {{ return(lease) }}
+  {{ return(held) }}
 {% endmacro %}
 
 {#- Postgres: the model's lock (locking.sql), then dbt's cache brought up to date. -#}

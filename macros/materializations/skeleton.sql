@@ -9,7 +9,7 @@
 
   {{ run_hooks(pre_hooks, inside_transaction=False) }}
   -- the model's lock, held until the commit: a concurrent run of the same model waits (locking.sql)
-  {%- set lease = auto_cdc.lock_model(this) -%}
+  {%- set held_lock = auto_cdc.lock_model(this) -%}
 
   -- relations: the target, its event log and run log, this run's temp tables
   {%- set existing_relation = load_cached_relation(this) -%}
@@ -44,7 +44,7 @@
   {{ run_hooks(post_hooks, inside_transaction=True) }}
   -- `COMMIT` happens here
   {{ adapter.commit() }}
-  {% do auto_cdc.release_model_lock(lease) %}
+  {% do auto_cdc.release_model_lock(held_lock) %}
   {{ run_hooks(post_hooks, inside_transaction=False) }}
 
   {#- every relation the run created goes into dbt's cache, so later models of the run see them -#}

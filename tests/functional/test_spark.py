@@ -21,7 +21,7 @@ the four runs and the reads share one driver (dbt-spark's `session` method):
   runs, and auto_cdc.erase_keys.
 
 Beside that project: runs failed at random statements on Delta, a run failed right after its log append (both
-formats), the lease held by another run, and two
+formats), the model's lock held by another run (both formats), and two
 dbt processes racing one Delta model, both connected to a Spark Thrift server (the one test that does not
 run dbt in the test process: its two runs need one metastore that two drivers cannot share).
 
@@ -512,55 +512,83 @@ def test_a_run_failed_right_after_its_log_append_is_completed_by_the_next_run(fi
     assert failed.actual(p) == failed.expected(), f"{file_format}: the events the failed run logged were not applied"
 
 
-def test_a_delta_model_run_while_another_run_holds_its_lease_fails_and_writes_nothing(spark_cluster, tmp_path_factory):
-    """The model's lock on Spark is a lease row in <target>__auto_cdc_lease (docs/spark.md, "Concurrency"): a run
-    that finds another run's live lease fails at once, naming it, and writes nothing; a lapsed lease (a killed
-    run's, lock_timeout after it was taken) is taken over; a run gives its lease back after its commit, and a run
-    that fails after taking it gets it back from the package's on-run-end hook; erase_keys takes it too."""
-    assert spark_cluster.has_delta, "no Delta Lake jars: AUTO_CDC_ENGINES=spark bash scripts/bootstrap.sh fetches them"
-    p = Project(tmp_path_factory.mktemp("spark_lease"), "spark", spark_conf=spark_cluster.spark_conf(), in_process=True)
+def _hold_lock(p: Project, lock: str, holder: str, lapses_at: str, lapsed: str | None = None) -> None:
+    """The model's lock as another dbt invocation takes it (docs/spark.md, "Concurrency")."""
+    props = {"holder": holder, "holder_name": f"dbt invocation {holder} (started 2026-01-01)",
+             "taken_at": "2026-01-01 00:00:00+00:00", "lapses_at": lapses_at}
+    if lapsed:
+        props["lapsed"] = lapsed
+    pairs = ", ".join(f"'auto_cdc.lock_{k}' = '{v}'" for k, v in props.items())
+    p.execute(f"create table {lock} (holder string) using parquet tblproperties ({pairs})")
+
+
+def _tables(p: Project, pattern: str) -> list[str]:
+    return sorted(r[1] for r in p.fetch(f"show tables in {p.schema} like '{pattern}'"))
+
+
+@pytest.mark.parametrize("file_format", FORMATS)
+def test_a_spark_model_run_while_another_run_holds_its_lock_fails_and_writes_nothing(file_format, spark_cluster,
+                                                                                     tmp_path_factory):
+    """The model's lock on Spark is the table <target>__auto_cdc_lock, whose properties name its holder
+    (docs/spark.md, "Concurrency"), on either format: a run that finds another run's live lock fails at
+    once, naming it, and writes nothing; a lapsed lock (a killed run's, lock_timeout after it was taken)
+    is renamed away and taken over, and the renamed table is dropped with the new holder's lock (and one
+    that a killed taker left, named by the lapsed lock); a run drops its lock after its commit, and a run
+    that fails after taking it has it dropped by the package's on-run-end hook; erase_keys (Delta) takes
+    it too."""
+    assert spark_cluster.has_delta or file_format != "delta", \
+        "no Delta Lake jars: AUTO_CDC_ENGINES=spark bash scripts/bootstrap.sh fetches them"
+    p = Project(tmp_path_factory.mktemp(f"spark_lock_{file_format}"), "spark", spark_conf=spark_cluster.spark_conf(),
+                in_process=True, models_config={"+file_format": "parquet"} if file_format == "parquet" else None)
     cols = [c for c, _ in DML_FEED]
     p.table("feed", DML_FEED, [(1, 1, "U", "a", "x"), (2, 1, "U", "b", "x")])
     p.feed_model("t", "feed", **DML_CFG, stored_as_scd_type=2)
     p.run()
-    lease = p.relation("t__auto_cdc_lease")
-    assert p.fetch(f"select count(*) from {lease}") == [(0,)], "a run gives its lease back after its commit"
+    lock = p.relation("t__auto_cdc_lock")
+    assert _tables(p, "t__auto_cdc_lock*") == [], "a run drops its lock after its commit"
     before = target_rows(p, "t", DML_SCD2_COLS)
     logged = p.fetch(f"select count(*) from {p.relation('t__auto_cdc_log')}")
-    # another run holds the lease
-    p.execute(f"insert into {lease} select 'other-run', 'dbt invocation other-run (started 2026-01-01)', current_timestamp(), "
-              "timestampadd(HOUR, 1, current_timestamp())")
+    # another run holds the lock
+    _hold_lock(p, lock, "other-run", "9999-12-31 00:00:00+00:00")
     p.insert("feed", cols, [(1, 2, "U", "a2", "x")])
     held = p.run(check=False)
-    assert not held.ok and "auto_cdc model 't': another run of this model holds its lease" in held.output, held.output[-3000:]
-    assert "dbt invocation other-run" in held.output and "where token = 'other-run'" in held.output, held.output[-3000:]
+    assert not held.ok and "auto_cdc model 't': another run of this model holds its lock" in held.output, held.output[-3000:]
+    assert "dbt invocation other-run" in held.output and f"drop table {p.schema}.t__auto_cdc_lock;" in held.output, held.output[-3000:]
     assert target_rows(p, "t", DML_SCD2_COLS) == before
     assert p.fetch(f"select count(*) from {p.relation('t__auto_cdc_log')}") == logged
-    assert p.fetch(f"select token from {lease}") == [("other-run",)], "the refused run's own row is gone"
-    # the other run was killed: its lease lapses and the next run takes it over (and clears the lapsed row)
-    p.execute(f"update {lease} set expires_at = timestampadd(SECOND, -1, current_timestamp())")
+    assert _tables(p, "t__auto_cdc_lock*") == ["t__auto_cdc_lock"], "the refused run leaves the holder's lock"
+    # the other run was killed (and had taken over a lapsed lock of its own, which it left): its lock
+    # lapses, and the next run renames it away, takes the lock, and drops both when it is done
+    p.execute(f"drop table {lock}")
+    p.execute(f"create table {p.relation('t__auto_cdc_lock_left')} (holder string) using parquet")
+    _hold_lock(p, lock, "other-run", "2026-01-01 00:00:01+00:00", lapsed="t__auto_cdc_lock_left")
     p.run()
     assert target_rows(p, "t", DML_SCD2_COLS) == [(1, "a", 1, 2), (1, "a2", 2, None), (2, "b", 1, None)]
-    assert p.fetch(f"select count(*) from {lease}") == [(0,)]
-    # a run that fails after taking the lease (R7: two events at one key and sequence disagree) gets it back
+    assert _tables(p, "t__auto_cdc_lock*") == []
+    # a run that fails after taking the lock (R7: two events at one key and sequence disagree) gets it back
     p.insert("feed", cols, [(2, 5, "U", "b5", "x"), (2, 5, "U", "other", "x")])
     failed = p.run(check=False)
-    assert not failed.ok and "auto_cdc model 't'" in failed.output, failed.output[-3000:]
-    assert p.fetch(f"select count(*) from {lease}") == [(0,)], "the on-run-end hook gives a failed run's lease back"
-    # erase_keys waits for no run either: refused while the lease is held, done once it is free
-    p.execute(f"insert into {lease} select 'other-run', 'x', current_timestamp(), timestampadd(HOUR, 1, current_timestamp())")
-    assert p.fetch(f"select count(*) from {lease}") == [(1,)]  # (a run-operation runs no queued statement)
+    assert not failed.ok and "auto_cdc model 't'" in failed.output and "holds its lock" not in failed.output, failed.output[-3000:]
+    assert _tables(p, "t__auto_cdc_lock*") == [], "the on-run-end hook drops a failed run's lock"
+    if file_format != "delta":
+        return
+    # erase_keys waits for no run either: refused while the lock is held, done once it is free
+    _hold_lock(p, lock, "other-run", "9999-12-31 00:00:00+00:00")
+    assert _tables(p, "t__auto_cdc_lock*") == ["t__auto_cdc_lock"]  # (a run-operation runs no queued statement)
     erase = p.dbt("run-operation", "auto_cdc.erase_keys", "--args", "{model: t, where: 'id = 1'}", check=False)
-    assert not erase.ok and "holds its lease" in erase.output, erase.output[-3000:]
-    p.execute(f"delete from {lease} where token = 'other-run'")
-    assert p.fetch(f"select count(*) from {lease}") == [(0,)]
+    assert not erase.ok and "holds its lock" in erase.output, erase.output[-3000:]
+    p.execute(f"drop table {lock}")
+    assert _tables(p, "t__auto_cdc_lock*") == []
     p.dbt("run-operation", "auto_cdc.erase_keys", "--args", "{model: t, where: 'id = 1'}")
-    assert {r["id"] for r in p.rows("t")} == {2} and p.fetch(f"select count(*) from {lease}") == [(0,)]
+    assert {r["id"] for r in p.rows("t")} == {2} and _tables(p, "t__auto_cdc_lock*") == []
 
 
 RACE_ATTEMPTS = 3     # races until one where the two runs overlap
 RACE_EVENTS = 2000    # events per race: a run applies them in about 15 s, the refused run fails in about 3
-LEASE_HELD = "another run of this model holds its lease"
+LOCK_HELD = "another run of this model holds its lock"
+# two runs that create the lock table in the same instant: the catalog creates it once, and Spark fails the
+# other's `create table if not exists` (it checks, then creates) with its own error (docs/spark.md)
+LOCK_CREATED_AT_ONCE = "[TABLE_OR_VIEW_ALREADY_EXISTS]"
 
 
 def _ts(value: str) -> datetime:
@@ -570,8 +598,8 @@ def _ts(value: str) -> datetime:
 def _race_run(p: Project, name: str, proc, output: str) -> dict:
     """One of the racing dbt processes, once it has ended: its exit code, invocation id, the model's status,
     message and execution interval (target_<name>/run_results.json), and the interval within which it held the
-    model's lease (from its JSON debug log logs_<name>/dbt.log: from the moment its append to the lease table
-    came back to the moment it sent the delete of its row; None when it took no lease)."""
+    model's lock (from its JSON debug log logs_<name>/dbt.log: from the moment its read of the lock table's
+    holder came back to the moment it sent the lock's drop; None when it held no lock)."""
     results = json.loads((p.path / f"target_{name}" / "run_results.json").read_text())
     node = next(r for r in results["results"] if r["unique_id"] == "model.auto_cdc_it.t")
     execute = next(t for t in node["timing"] if t["name"] == "execute")
@@ -579,10 +607,10 @@ def _race_run(p: Project, name: str, proc, output: str) -> dict:
     taken = released = None
     for i, e in enumerate(events):
         sql = (e["data"].get("sql") or "").lower() if e["info"]["name"] == "SQLQuery" else ""
-        if "insert into" in sql and "t__auto_cdc_lease" in sql and taken is None:
+        if "show tblproperties" in sql and "t__auto_cdc_lock" in sql and taken is None:
             taken = next(_ts(s["info"]["ts"]) for s in events[i + 1:] if s["info"]["name"] == "SQLQueryStatus"
                          and s["info"]["thread"] == e["info"]["thread"])
-        elif "delete from" in sql and "t__auto_cdc_lease" in sql and taken is not None and released is None:
+        elif "drop table" in sql and "t__auto_cdc_lock" in sql and taken is not None and released is None:
             released = _ts(e["info"]["ts"])
     return {"name": name, "ok": proc.returncode == 0, "output": output, "invocation": results["metadata"]["invocation_id"],
             "status": node["status"], "message": node.get("message") or "",
@@ -599,12 +627,13 @@ def test_two_dbt_processes_running_one_delta_model_at_once_serialize_or_one_fail
         spark_thrift_server, tmp_path_factory):
     """Two `dbt run` processes of one SCD2 model on Delta, started together, each connected to one Spark Thrift
     server (testing/spark.py's thrift_server: the metastore of both processes' sessions). Each run either
-    succeeds or fails at once with the lease error, and not both fail. When one fails, the lease it found is
-    the other run's (the message names that run's invocation); when both succeed, they held the lease one
+    succeeds or fails at once with the lock error (or, when both created the lock table in the same instant,
+    Spark's TABLE_OR_VIEW_ALREADY_EXISTS on it), and not both fail. When one fails with the lock error, the
+    lock it found is the other run's (the message names that run's invocation); when both succeed, they held the lock one
     after the other (from their debug logs). The race is repeated, each time with new events, until the two
     runs' model executions overlap (at most RACE_ATTEMPTS times; the test fails if they never do). Then one
     more run, and the target equals the reference model's table over every event: nothing lost, nothing
-    applied twice; the lease table is empty."""
+    applied twice; no lock table is left."""
     assert delta.jars(), "no Delta Lake jars: AUTO_CDC_ENGINES=spark bash scripts/bootstrap.sh fetches them"
     p = Project(tmp_path_factory.mktemp("spark_thrift_race"), "spark", thrift=spark_thrift_server)
     cols = [c for c, _ in DML_FEED]
@@ -627,19 +656,21 @@ def test_two_dbt_processes_running_one_delta_model_at_once_serialize_or_one_fail
         runs = [_race_run(p, n, proc, out) for (n, proc), out in zip(procs, outputs)]
         for r in runs:
             assert r["ok"] == (r["status"] == "success"), r["output"][-3000:]
-            assert r["ok"] or LEASE_HELD in r["message"], \
+            assert r["ok"] or LOCK_HELD in r["message"] or (LOCK_CREATED_AT_ONCE in r["message"]
+                                                            and "t__auto_cdc_lock`" in r["message"]), \
                 f"run {r['name']} failed otherwise: {r['message'][:1500]}\n{r['output'][-2000:]}"
-            assert not r["ok"] or r["held"], f"run {r['name']} succeeded without holding the lease:\n{r['output'][-3000:]}"
+            assert not r["ok"] or r["held"], f"run {r['name']} succeeded without holding the lock:\n{r['output'][-3000:]}"
         assert any(r["ok"] for r in runs), "both runs failed:\n" + "\n".join(r["output"][-2000:] for r in runs)
         failed = [r for r in runs if not r["ok"]]
-        if failed:
+        if failed and LOCK_HELD in failed[0]["message"]:
             winner = next(r for r in runs if r["ok"])
             assert f"dbt invocation {winner['invocation']}" in failed[0]["message"], failed[0]["message"]
         else:
             assert not _overlap(runs[0]["held"], runs[1]["held"]), \
-                f"both runs succeeded and held the lease at the same time: {runs[0]['held']}, {runs[1]['held']}"
+                f"both runs succeeded and held the lock at the same time: {runs[0]['held']}, {runs[1]['held']}"
         overlapped = _overlap(runs[0]["execute"], runs[1]["execute"])
-        races.append((attempt, "one refused" if failed else "serialized", overlapped,
+        races.append((attempt, ("one refused" if LOCK_HELD in failed[0]["message"] else "one failed creating the lock")
+                      if failed else "serialized", overlapped,
                       [(r["name"], r["status"], r["execute"][0].time(), r["execute"][1].time()) for r in runs]))
         if overlapped:
             break
@@ -651,4 +682,4 @@ def test_two_dbt_processes_running_one_delta_model_at_once_serialize_or_one_fail
                                     values={"name": n, "city": c}) for k, s, op, n, c in events], config)
     target_cols = ["id", "name", "city", "__START_AT", "__END_AT"]
     assert target_rows(p, "t", target_cols) == sorted_rows(expected, target_cols)
-    assert p.fetch(f"select count(*) from {p.relation('t__auto_cdc_lease')}") == [(0,)]
+    assert _tables(p, "t__auto_cdc_lock*") == []
