@@ -20,10 +20,9 @@
     that finds another holder fails at once (a Jinja macro cannot sleep to wait), naming it. Of two
     takers that create it in the same instant, the second's create fails with Spark's own error
     (TABLE_OR_VIEW_ALREADY_EXISTS: Spark checks, then creates). Catalog calls only, no Spark job, on
-    any table format. The holder drops it after
-    its commit (release_model_lock); a failed run's is dropped by the package's on-run-end hook
-    (release_failed_models_locks); a killed run's lapses lock_timeout after it was taken, by the taking
-    dbt process's clock. A taker that finds a lapsed lock renames it to a name derived from the lapsed
+    any table format. The holder drops it after its commit (release_model_lock); a failed run's is
+    dropped by the package's on-run-end hook (release_failed_models_locks); a killed run's lapses
+    lock_timeout after it was taken, by the taking dbt process's clock. A taker that finds a lapsed lock renames it to a name derived from the lapsed
     holder (_spark_lapsed_lock): of two takers of one lapsed lock only one rename succeeds (the other
     finds the lock gone, or the new name taken, and fails with Spark's error), and that name stays
     taken until the new holder releases, so a taker that read the lapsed holder late cannot rename the
