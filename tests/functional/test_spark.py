@@ -589,6 +589,7 @@ LOCK_HELD = "another run of this model holds its lock"
 # two runs that create the lock table in the same instant: the catalog creates it once, and Spark fails the
 # other's `create table if not exists` (it checks, then creates) with its own error (docs/spark.md)
 LOCK_CREATED_AT_ONCE = "[TABLE_OR_VIEW_ALREADY_EXISTS]"
+THRIFT_CLOSE_FAILED = "NoClassDefFoundError: org/apache/hadoop/hive/llap/security/LlapSigner"
 
 
 def _ts(value: str) -> datetime:
@@ -649,10 +650,16 @@ def test_two_dbt_processes_running_one_delta_model_at_once_serialize_or_one_fail
         events += batch
         # the rows go in now, not in the runs' setup hook (which each of the two would run)
         assert p.fetch(f"select count(*) from {p.relation('feed')}") == [(len(events),)]
+        # each attempt's runs write their results and logs apart from the earlier attempts'
         procs = [(n, p.start("run", "--target-path", f"target_{n}", "--log-path", f"logs_{n}", "--log-format-file", "json"))
-                 for n in "ab"]
+                 for n in (f"a{attempt}", f"b{attempt}")]
         with ThreadPoolExecutor(2) as pool:  # both outputs read as they come: neither run waits on a full pipe
             outputs = list(pool.map(lambda named: named[1].communicate()[0], procs))
+        # the Thrift server (not the package) sometimes fails to close a session, with a class missing from
+        # its Hive jars: that dbt process ends without results; the race is run again with new events
+        if any(proc.returncode != 0 and THRIFT_CLOSE_FAILED in out for (_, proc), out in zip(procs, outputs)):
+            races.append((attempt, "a session close failed on the Thrift server", None, []))
+            continue
         runs = [_race_run(p, n, proc, out) for (n, proc), out in zip(procs, outputs)]
         for r in runs:
             assert r["ok"] == (r["status"] == "success"), r["output"][-3000:]
