@@ -22,11 +22,12 @@
     (TABLE_OR_VIEW_ALREADY_EXISTS: Spark checks, then creates). Catalog calls only, no Spark job, on
     any table format. The holder drops it after its commit (release_model_lock); a failed run's is
     dropped by the package's on-run-end hook (release_failed_models_locks); a killed run's lapses
-    lock_timeout after it was taken, by the taking dbt process's clock. A taker that finds a lapsed lock renames it to a name derived from the lapsed
-    holder (_spark_lapsed_lock): of two takers of one lapsed lock only one rename succeeds (the other
-    finds the lock gone, or the new name taken, and fails with Spark's error), and that name stays
-    taken until the new holder releases, so a taker that read the lapsed holder late cannot rename the
-    new lock away. Returns what release_model_lock needs: the lock and the lapsed lock it renamed. -#}
+    lock_timeout after it was taken, by the taking dbt process's clock. A taker that finds a lapsed
+    lock renames it to a name derived from the lapsed holder (_spark_lapsed_lock): of two takers of
+    one lapsed lock only one rename succeeds (the other finds the lock gone, or the new name taken,
+    and fails with Spark's error), and that name stays taken until the new holder releases, so a taker that read the lapsed holder late cannot rename the
+    new lock away (the new lock's properties name it, and it is dropped with the lock). Returns the
+    lock table. -#}
 {% macro spark__take_model_lock(relation, model_name, lock_timeout, statement_timeout) %}
   {%- set lock = auto_cdc._side_relation(relation, auto_cdc._names().lock_suffix) -%}
   {%- set seconds = auto_cdc._timeout_seconds(lock_timeout, model_name) -%}
@@ -38,7 +39,6 @@
   {%- set mine = {'holder': invocation_id, 'holder_name': 'dbt invocation ' ~ invocation_id ~ ' (started ' ~ run_started_at ~ ')',
                   'taken_at': now.isoformat(' '), 'lapses_at': lapses.isoformat(' ')} -%}
   {%- set found = auto_cdc._spark_create_lock(lock, mine) -%}
-  {%- set lapsed = none -%}
   {%- if found.holder != invocation_id and found.lapses_at and dt.datetime.fromisoformat(found.lapses_at) <= now -%}
     {#- a lapsed lock (a killed run's): renamed away, then taken; a lapsed lock that one renamed
         before it is dropped -#}
@@ -55,7 +55,7 @@
           ~ "run again when that run has ended. If no run of the model is going on (that one was killed), drop the lock: drop table "
           ~ lock ~ "; a lock also lapses lock_timeout (" ~ lock_timeout ~ ") after it was taken") -%}
   {%- endif -%}
-  {{ return({'lock': lock, 'lapsed': lapsed}) }}
+  {{ return(lock) }}
 {% endmacro %}
 
 {#- Spark: the lock table created unless it exists (`props`: this taker's holder, holder_name, taken_at,
@@ -149,23 +149,20 @@
     may find another's), with the lapsed lock it renamed. -#}
 {% macro spark__release_model_lock(held) %}
   {%- if held is not none -%}
-    {% do auto_cdc._spark_drop_own_lock(held.lock, [held.lapsed] if held.lapsed is not none else []) %}
+    {% do auto_cdc._spark_drop_own_lock(held) %}
   {%- endif -%}
 {% endmacro %}
 
-{#- Spark: `lock` dropped if it exists and this invocation holds it, with `also` (the lapsed lock it
-    renamed, when the caller knows it) and the lapsed lock its properties name. -#}
-{% macro _spark_drop_own_lock(lock, also=[]) %}
+{#- Spark: `lock` dropped if it exists and this invocation holds it, with the lapsed lock its properties
+    name (the one this invocation renamed when it took the lock over). -#}
+{% macro _spark_drop_own_lock(lock) %}
   {%- if auto_cdc._query('show tables in ' ~ lock.schema ~ " like '" ~ (lock.identifier | lower) ~ "'").rows | length == 0 -%}{{ return(none) }}{%- endif -%}
   {%- set found = auto_cdc._spark_lock_holder(lock) -%}
   {%- if found.holder != invocation_id -%}{{ return(none) }}{%- endif -%}
   {% do auto_cdc._run_sql('drop table if exists ' ~ lock) %}
-  {%- set names = [] -%}
-  {%- for rel in also -%}{%- do names.append(rel.identifier | lower) -%}{%- endfor -%}
-  {%- if found.lapsed and (found.lapsed | lower) not in names -%}{%- do names.append(found.lapsed | lower) -%}{%- endif -%}
-  {%- for name in names -%}
-    {% do auto_cdc._run_sql('drop table if exists ' ~ lock.incorporate(path={'identifier': name})) %}
-  {%- endfor -%}
+  {%- if found.lapsed -%}
+    {% do auto_cdc._run_sql('drop table if exists ' ~ lock.incorporate(path={'identifier': found.lapsed})) %}
+  {%- endif -%}
 {% endmacro %}
 
 
