@@ -7,6 +7,8 @@
     .venv/bin/python bench/profile_spark.py delta 100000 --jobs            # ... and every statement's jobs
     .venv/bin/python bench/profile_spark.py parquet 1000000 10000 --rows-per-bucket 50000   # the bench's buckets
     .venv/bin/python bench/profile_spark.py delta 1000000 --warm           # after the same job once, untimed
+    .venv/bin/python bench/profile_spark.py checked 1000000                # spark_scaling's least_checked_scd2_delta
+    .venv/bin/python bench/profile_spark.py inline 1000000                 # ... or least_inline_scd2_delta (or least)
 
 It starts the loopback Spark cluster of the tests, builds the SCD2 job of bench/spark_scaling.py (a target of
 N keys, then a batch of B updates spread over the key space; a parquet target in N / R buckets, R from
@@ -101,10 +103,15 @@ def main(argv: list[str]) -> None:
     def run_job(cluster, timed: bool):
         """The job in a project of its own; the incremental run's statements are timed when `timed`.
         Returns the model's execution time and the driver's jobs during the incremental run."""
-        p = spark_scaling.new_project("spark", {**cluster.spark_conf(), **conf}, file_format)
-        p.model("target_scd2", "select * from {{ ref('feed') }}", materialized="auto_cdc", keys=["k"],
-                sequence_by="seq", stored_as_scd_type=2, cursor_column="loaded", except_column_list=["loaded"],
-                spark_buckets=max(1, n // rows_per_bucket))
+        least = file_format in spark_scaling.LEASTS
+        p = spark_scaling.new_project("spark", {**cluster.spark_conf(), **conf}, "delta" if least else file_format)
+        if least:  # one of spark_scaling's least materializations
+            (p.path / "macros" / "least.sql").write_text(spark_scaling.LEASTS[file_format])
+            p.model("target_scd2", "select * from {{ ref('feed') }}", materialized=spark_scaling.LEAST_NAMES[file_format])
+        else:
+            p.model("target_scd2", "select * from {{ ref('feed') }}", materialized="auto_cdc", keys=["k"],
+                    sequence_by="seq", stored_as_scd_type=2, cursor_column="loaded", except_column_list=["loaded"],
+                    spark_buckets=max(1, n // rows_per_bucket))
         p.run(extra=["--vars", json.dumps({**vars_, "step": 0})])
         p.run("feed", extra=["--vars", json.dumps({**vars_, "step": 1})])
         ON[0] = timed

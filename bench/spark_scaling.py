@@ -13,7 +13,7 @@ ROWS_PER_BUCKET, the sizing docs/spark.md recommends, so a bucket holds about th
 rows at both sizes and the batch's B keys touch at most B buckets. Either way the rows the run
 rewrites, and so its time, should stay about flat (ratio near 1), where a full rewrite grows 10x.
 
-    .venv/bin/python bench/spark_scaling.py [N] [B] [--rows-per-bucket R] [--engines duckdb,delta,parquet,least]
+    .venv/bin/python bench/spark_scaling.py [N] [B] [--rows-per-bucket R] [--engines duckdb,delta,parquet,least,checked,inline]
                                             [--json PATH] [--conf KEY=VALUE ...] [--only-n]
 
 N defaults to 100000 and B to 1% of N; R (rows per bucket) to 5000. At large N a larger R keeps the
@@ -29,6 +29,8 @@ target alone (a 1% batch of a large target, without its 10x).
 
 --engines least runs the job through `least_scd2_delta` instead (LEAST below), the least an SCD2 apply that
 keeps an event log sends on Delta, and checks its target's row counts: a lower bound for the package's run.
+--engines checked and --engines inline run it through `least_checked_scd2_delta` and `least_inline_scd2_delta`
+(LEAST_CHECKED, LEAST_INLINE): the least plus the package's checks, a lock and a run log, in their leanest forms.
 
 It starts its own loopback Spark cluster (auto_cdc_testkit.testing.spark), like the tests, and runs
 dbt in this process, so every Spark run shares one driver (its start is not in any timing).
@@ -92,6 +94,163 @@ LEAST = least_materialization(
           'drop table ' ~ new]""")
 
 
+# The least above plus what the package's run must also do on Delta, each in its leanest form measured so
+# far: the model's lock (a table of the catalog, its holder in its properties), the run's checks in one query
+# that reads the log and the target once each for the batch's keys (null keys or sequences; R7 conflicts, in
+# the batch and against the log; late events, a key's first new event at or before its last logged one; hand
+# edits, a key's open version, versions and fingerprint against its logged events), a run log's row, and the
+# lock's release. A run whose checks find anything fails (the package would replay those keys instead): on
+# this job's in-order batch they find nothing, so what it costs is what deciding costs an apply this lean.
+LEAST_CHECKED = """{%- materialization least_checked_scd2_delta, adapter='spark' -%}
+  {%- set log = this.incorporate(path={'identifier': this.identifier ~ '_log'}) -%}
+  {%- set runs = this.incorporate(path={'identifier': this.identifier ~ '_runs'}) -%}
+  {%- set new = this.incorporate(path={'identifier': this.identifier ~ '_new'}) -%}
+  {%- set lock = this.incorporate(path={'identifier': this.identifier ~ '_lock'}) -%}
+  {%- set existing = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) -%}
+  {%- if existing is none -%}
+    {%- set steps = [
+          'create table ' ~ log ~ ' using delta as select * from (' ~ sql ~ ') b',
+          'create table ' ~ this ~ ' using delta as select k, seq, val, seq as start_at, cast(null as bigint) as end_at from ' ~ log,
+          'create table ' ~ runs ~ ' using delta as select 1 as run_id, current_timestamp() as at, count(*) as events from ' ~ log] -%}
+    {%- for step in steps -%}
+      {%- call statement('main' if loop.last else 'step_' ~ loop.index) -%}{{ step }}{%- endcall -%}
+    {%- endfor -%}
+  {%- else -%}
+    {%- call statement('lock') -%}
+      create table if not exists {{ lock }} (holder string) using parquet tblproperties ('holder' = '{{ invocation_id }}')
+    {%- endcall -%}
+    {%- call statement('held', fetch_result=True) -%}show tblproperties {{ lock }}{%- endcall -%}
+    {%- set holder = [] -%}
+    {%- for row in load_result('held')['data'] if row[0] == 'holder' -%}{%- do holder.append(row[1]) -%}{%- endfor -%}
+    {%- if holder != [invocation_id] -%}{{ exceptions.raise_compiler_error('locked by ' ~ holder) }}{%- endif -%}
+    {%- call statement('step_drop') -%}drop table if exists {{ new }}{%- endcall -%}
+    {%- call statement('step_stage') -%}
+      create table {{ new }} using parquet as
+      select b.*, l.val as logged_val, l.k is not null as logged
+      from ({{ sql }}) b left join {{ log }} l on l.k = b.k and l.seq = b.seq
+      where b.loaded >= (select max(loaded) from {{ log }})
+    {%- endcall -%}
+    {%- call statement('checks', fetch_result=True) -%}
+      with fresh as (select * from {{ new }} where not logged),
+      keys as (select k, min(seq) as first_new from fresh where k is not null group by k),
+      lg as (
+        select /*+ BROADCAST(keys) */ l.k, max(l.seq) as last_seq, max_by(xxhash64(l.k, l.seq, l.val), l.seq) as last_fp,
+          count(*) as events
+        from {{ log }} l join keys on l.k = keys.k group by l.k),
+      tg as (
+        select /*+ BROADCAST(keys) */ t.k, count(case when t.end_at is null then 1 end) as open_rows, count(*) as versions,
+          max(t.start_at) as last_start, max(t.end_at) as last_end,
+          min(case when t.end_at is null then xxhash64(t.k, t.seq, t.val) end) as fp
+        from {{ this }} t join keys on t.k = keys.k group by t.k),
+      batch as (
+        select count(case when k is null or seq is null then 1 end) as nulls,
+          count(case when logged and logged_val is distinct from val then 1 end) as logged_conflicts
+        from {{ new }}),
+      twins as (select count(*) as conflicts from (select k, seq from fresh group by k, seq having count(distinct val) > 1))
+      select batch.nulls, batch.logged_conflicts + twins.conflicts, c.late, c.edited
+      from batch cross join twins cross join (
+        select count(case when lg.last_seq >= keys.first_new then 1 end) as late,
+          count(case when coalesce(tg.open_rows, 0) <> case when lg.k is null then 0 else 1 end
+                       or coalesce(tg.versions, 0) <> coalesce(lg.events, 0)
+                       or tg.fp is distinct from lg.last_fp
+                       or tg.last_start >= keys.first_new or tg.last_end > keys.first_new then 1 end) as edited
+        from keys left join lg on lg.k = keys.k left join tg on tg.k = keys.k) c
+    {%- endcall -%}
+    {%- set found = load_result('checks')['data'][0] -%}
+    {%- if found | map('int') | sum > 0 -%}
+      {{ exceptions.raise_compiler_error('checks found (nulls, conflicts, late keys, edited keys) ' ~ found) }}
+    {%- endif -%}
+    {%- call statement('step_log') -%}insert into {{ log }} select k, seq, val, loaded from {{ new }} where not logged{%- endcall -%}
+    {%- call statement('step_merge') -%}
+      merge into {{ this }} t using (
+        with v as (select k, seq, val, seq as start_at, lead(seq) over (partition by k order by seq) as end_at,
+                     min(seq) over (partition by k) as first_seq from {{ new }} where not logged)
+        select k as mk, v.* from v where seq = first_seq union all select cast(null as bigint) as mk, v.* from v) s
+      on t.k = s.mk and t.end_at is null
+      when matched then update set end_at = s.first_seq
+      when not matched and s.mk is null then insert (k, seq, val, start_at, end_at) values (s.k, s.seq, s.val, s.start_at, s.end_at)
+    {%- endcall -%}
+    {%- call statement('step_runs') -%}
+      insert into {{ runs }} select max(run_id) + 1, current_timestamp(), {{ found | join(' + ') }} from {{ runs }}
+    {%- endcall -%}
+    {%- call statement('step_drop_new') -%}drop table {{ new }}{%- endcall -%}
+    {%- call statement('main') -%}drop table {{ lock }}{%- endcall -%}
+  {%- endif -%}
+  {{ return({'relations': [this]}) }}
+{%- endmaterialization -%}
+"""
+
+
+# The checks of LEAST_CHECKED riding inside the statements that remain instead of a query of their own: the
+# staging copies each batch key's log facts (last sequence, last event's fingerprint, events) beside the
+# batch's rows, and the MERGE's source reads the target for the batch's keys and leaves out every key a check
+# finds (late, edited, conflicting), so the MERGE applies the keys that pass. The MERGE's own result row
+# (rows inserted) against the batch's count of new events says whether it left a key out; the package would
+# then replay those keys in a second write, which this job's in-order batch never needs (a key left out fails
+# the run here). What it costs is what an apply with its checks inside the staging and the MERGE's source
+# costs on this job.
+LEAST_INLINE = LEAST_CHECKED.replace("least_checked_scd2_delta", "least_inline_scd2_delta")
+LEAST_INLINE = LEAST_INLINE[:LEAST_INLINE.index("    {%- call statement('step_stage') -%}")] + """    {%- call statement('step_stage') -%}
+      create table {{ new }} using parquet as
+      with b as (select * from ({{ sql }}) b where b.loaded >= (select max(loaded) from {{ log }})),
+      keys as (select distinct k from b),
+      l as (select /*+ BROADCAST(keys) */ l.k, l.seq, l.val from {{ log }} l join keys on l.k = keys.k),
+      per_key as (select k, max(seq) as last_seq, max_by(xxhash64(k, seq, val), seq) as last_fp, count(*) as events
+                  from l group by k)
+      select b.*, x.k is not null as logged,
+        (x.k is not null and x.val is distinct from b.val)
+          or min(b.val) over (partition by b.k, b.seq) is distinct from max(b.val) over (partition by b.k, b.seq) as conflict,
+        pk.last_seq, pk.last_fp, pk.events
+      from b left join l x on x.k = b.k and x.seq = b.seq left join per_key pk on pk.k = b.k
+    {%- endcall -%}
+    {%- call statement('fresh', fetch_result=True) -%}
+      select count(case when not logged then 1 end), count(case when k is null or seq is null then 1 end),
+        count(case when logged and conflict then 1 end)
+      from {{ new }}
+    {%- endcall -%}
+    {%- set fresh = load_result('fresh')['data'][0] -%}
+    {%- if fresh[1] | int + fresh[2] | int > 0 -%}
+      {{ exceptions.raise_compiler_error('null keys or sequences, conflicts with the log: ' ~ fresh) }}
+    {%- endif -%}
+    {%- call statement('step_log') -%}insert into {{ log }} select k, seq, val, loaded from {{ new }} where not logged{%- endcall -%}
+    {%- call statement('merged', fetch_result=True) -%}
+      merge into {{ this }} t using (
+        with fresh as (select * from {{ new }} where not logged),
+        keys as (select k, min(seq) as first_new, max(last_seq) as last_seq, max(last_fp) as last_fp,
+                   max(events) as events, max(case when conflict then 1 else 0 end) as conflicted
+                 from fresh group by k),
+        tg as (
+          select /*+ BROADCAST(keys) */ t.k, count(case when t.end_at is null then 1 end) as open_rows, count(*) as versions,
+            max(t.start_at) as last_start, max(t.end_at) as last_end,
+            min(case when t.end_at is null then xxhash64(t.k, t.seq, t.val) end) as fp
+          from {{ this }} t join keys on t.k = keys.k group by t.k),
+        passed as (
+          select keys.k from keys left join tg on tg.k = keys.k
+          where keys.conflicted = 0 and not coalesce(keys.last_seq >= keys.first_new, false)
+            and coalesce(tg.open_rows, 0) = case when keys.last_seq is null then 0 else 1 end
+            and coalesce(tg.versions, 0) = coalesce(keys.events, 0)
+            and not (tg.fp is distinct from keys.last_fp)
+            and not coalesce(tg.last_start >= keys.first_new or tg.last_end > keys.first_new, false)),
+        v as (select f.k, f.seq, f.val, f.seq as start_at, lead(f.seq) over (partition by f.k order by f.seq) as end_at,
+                min(f.seq) over (partition by f.k) as first_seq from fresh f join passed p on p.k = f.k)
+        select k as mk, v.* from v where seq = first_seq union all select cast(null as bigint) as mk, v.* from v) s
+      on t.k = s.mk and t.end_at is null
+      when matched then update set end_at = s.first_seq
+      when not matched and s.mk is null then insert (k, seq, val, start_at, end_at) values (s.k, s.seq, s.val, s.start_at, s.end_at)
+    {%- endcall -%}
+    {%- set merged = load_result('merged')['data'][0] -%}
+    {%- if merged[3] | int != fresh[0] | int -%}
+      {{ exceptions.raise_compiler_error('the MERGE left out keys a check found: ' ~ merged ~ ' for ' ~ fresh[0] ~ ' new events') }}
+    {%- endif -%}
+    {%- call statement('step_runs') -%}
+      insert into {{ runs }} select max(run_id) + 1, current_timestamp(), {{ fresh[0] }} from {{ runs }}
+    {%- endcall -%}
+""" + LEAST_CHECKED[LEAST_CHECKED.index("    {%- call statement('step_drop_new')"):]
+
+LEASTS = {"least": LEAST, "checked": LEAST_CHECKED, "inline": LEAST_INLINE}
+LEAST_NAMES = {"least": "least_scd2_delta", "checked": "least_checked_scd2_delta", "inline": "least_inline_scd2_delta"}
+
+
 def model_time(project: Project, name: str) -> float:
     results = json.loads((project.path / "target" / "run_results.json").read_text())
     return next(r["execution_time"] for r in results["results"] if r["unique_id"].endswith("." + name))
@@ -105,11 +264,13 @@ def spark_jobs_so_far() -> int:
     return max(ids) + 1 if ids else 0
 
 
-def job(project: Project, n: int, b: int, rows_per_bucket: int = ROWS_PER_BUCKET, least: bool = False) -> dict:
+def job(project: Project, n: int, b: int, rows_per_bucket: int = ROWS_PER_BUCKET, least: str | None = None) -> dict:
+    """least: "least" (LEAST), "checked" (LEAST_CHECKED) or "inline" (LEAST_INLINE) runs the job through that
+    materialization."""
     buckets = max(1, n // rows_per_bucket)
     if least:
-        (project.path / "macros" / "least.sql").write_text(LEAST)
-        project.model("target_scd2", "select * from {{ ref('feed') }}", materialized="least_scd2_delta")
+        (project.path / "macros" / "least.sql").write_text(LEASTS[least])
+        project.model("target_scd2", "select * from {{ ref('feed') }}", materialized=LEAST_NAMES[least])
     else:
         project.model("target_scd2", "select * from {{ ref('feed') }}", materialized="auto_cdc", keys=["k"],
                       sequence_by="seq", stored_as_scd_type=2, cursor_column="loaded",
@@ -142,7 +303,9 @@ def main() -> None:
     ap.add_argument("b", nargs="?", type=int, default=None)
     ap.add_argument("--rows-per-bucket", type=int, default=ROWS_PER_BUCKET)
     ap.add_argument("--engines", default="duckdb,delta,parquet",
-                    help="comma-separated: duckdb, delta, parquet, least (the least an apply with a log sends, on Delta)")
+                    help="comma-separated: duckdb, delta, parquet, least (the least an apply with a log sends, on Delta), "
+                         "checked (the least with a lock, the checks and a run log), inline (the same checks inside the staging and "
+                         "the MERGE's source)")
     ap.add_argument("--json", type=Path, help="write the result rows to this file")
     ap.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting (repeatable)")
     ap.add_argument("--only-n", action="store_true", help="the target of N rows only, not 10 N as well")
@@ -165,18 +328,20 @@ def main() -> None:
         d = new_project("duckdb")
         keep(dict(engine="duckdb", **job(d, size, b, args.rows_per_bucket)))
         d.clean()
-    formats = [e for e in engines if e in ("delta", "parquet", "least")]
+    formats = [e for e in engines if e in ("delta", "parquet", *LEASTS)]
     with spark.start() if formats else nullcontext() as cluster:
         for file_format in formats:
             for size in sizes:
-                least = file_format == "least"
+                least = file_format if file_format in LEASTS else None
                 p = new_project("spark", {**cluster.spark_conf(), **extra_conf}, "delta" if least else file_format)
                 row = job(p, size, b, args.rows_per_bucket, least=least)
                 if least:  # a lower bound only if it writes the rows an SCD2 apply writes
                     got = p.fetch(f"select count(*), count(end_at), sum(case when end_at = 2 then 1 else 0 end) "
                                   f"from {p.relation('target_scd2')}")[0]
                     assert tuple(int(x) for x in got) == (size + b, b, b), got
-                label = "least (Delta, the least an apply with a log sends)" if least else file_format
+                label = {"least": "least (Delta, the least an apply with a log sends)",
+                         "checked": "checked (Delta, the least with a lock, the checks and a run log)",
+                         "inline": "inline (Delta, the checks inside the staging and the MERGE's source)"}.get(least, file_format)
                 keep(dict(engine=f"{label} (Spark, {cluster.mode})", **row))
                 p.clean()
     print("\n| engine | target rows | batch | buckets | first run (s) | incremental run (s) | Spark jobs of the incremental run |")
@@ -191,7 +356,7 @@ def main() -> None:
             print(f"{eng}: incremental run at 10x target / at 1x = {big['incremental_s'] / max(small['incremental_s'], 0.01):.2f}")
     by = {(r["engine"].split(" ")[0], r["n"]): r["incremental_s"] for r in rows}  # an engine's last time
     for size in sizes:
-        for other in ("delta", "least"):
+        for other in ("delta", *LEASTS):
             if (other, size) in by and ("parquet", size) in by:
                 print(f"at {size:,} rows: parquet / {other} incremental time = "
                       f"{by[('parquet', size)] / max(by[(other, size)], 0.01):.2f}")
