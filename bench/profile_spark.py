@@ -105,13 +105,7 @@ def main(argv: list[str]) -> None:
         Returns the model's execution time and the driver's jobs during the incremental run."""
         least = file_format in spark_scaling.LEASTS
         p = spark_scaling.new_project("spark", {**cluster.spark_conf(), **conf}, "delta" if least else file_format)
-        if least:  # one of spark_scaling's least materializations
-            (p.path / "macros" / "least.sql").write_text(spark_scaling.LEASTS[file_format])
-            p.model("target_scd2", "select * from {{ ref('feed') }}", materialized=spark_scaling.LEAST_NAMES[file_format])
-        else:
-            p.model("target_scd2", "select * from {{ ref('feed') }}", materialized="auto_cdc", keys=["k"],
-                    sequence_by="seq", stored_as_scd_type=2, cursor_column="loaded", except_column_list=["loaded"],
-                    spark_buckets=max(1, n // rows_per_bucket))
+        spark_scaling.add_model(p, n, rows_per_bucket, file_format if least else None)
         p.run(extra=["--vars", json.dumps({**vars_, "step": 0})])
         p.run("feed", extra=["--vars", json.dumps({**vars_, "step": 1})])
         ON[0] = timed

@@ -44,8 +44,7 @@ def main(names: list[str]) -> int:
             for case, step, edit, refused in CASES:
                 p = spark_scaling.new_project("spark", cluster.spark_conf(), "delta")
                 (p.path / "models" / "feed.sql").write_text(FEED)
-                (p.path / "macros" / "least.sql").write_text(spark_scaling.LEASTS[name])
-                p.model("target_scd2", "select * from {{ ref('feed') }}", materialized=spark_scaling.LEAST_NAMES[name])
+                spark_scaling.add_model(p, 100, least=name)
                 p.run(extra=["--vars", json.dumps({"step": 0})])
                 if edit:
                     p.execute(edit.format(t=p.relation("target_scd2")))

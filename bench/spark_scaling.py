@@ -264,9 +264,10 @@ def spark_jobs_so_far() -> int:
     return max(ids) + 1 if ids else 0
 
 
-def job(project: Project, n: int, b: int, rows_per_bucket: int = ROWS_PER_BUCKET, least: str | None = None) -> dict:
-    """least: "least" (LEAST), "checked" (LEAST_CHECKED) or "inline" (LEAST_INLINE) runs the job through that
-    materialization."""
+def add_model(project: Project, n: int, rows_per_bucket: int = ROWS_PER_BUCKET, least: str | None = None) -> int:
+    """The job's model, target_scd2, in the project: the package's auto_cdc (a parquet target in n /
+    rows_per_bucket buckets), or with least "least" (LEAST), "checked" (LEAST_CHECKED) or "inline"
+    (LEAST_INLINE) that materialization. Returns the number of buckets."""
     buckets = max(1, n // rows_per_bucket)
     if least:
         (project.path / "macros" / "least.sql").write_text(LEASTS[least])
@@ -275,6 +276,11 @@ def job(project: Project, n: int, b: int, rows_per_bucket: int = ROWS_PER_BUCKET
         project.model("target_scd2", "select * from {{ ref('feed') }}", materialized="auto_cdc", keys=["k"],
                       sequence_by="seq", stored_as_scd_type=2, cursor_column="loaded",
                       except_column_list=["loaded"], spark_buckets=buckets)
+    return buckets
+
+
+def job(project: Project, n: int, b: int, rows_per_bucket: int = ROWS_PER_BUCKET, least: str | None = None) -> dict:
+    buckets = add_model(project, n, rows_per_bucket, least)
     vars_ = {"n": n, "b": b}
     t = time.time()
     project.run(extra=["--vars", json.dumps({**vars_, "step": 0})])
