@@ -94,6 +94,15 @@ LEAST = least_materialization(
           'drop table ' ~ new]""")
 
 
+# Each batch key's rows in the target, as the checks of LEAST_CHECKED and LEAST_INLINE read them (the batch's
+# keys in a CTE `keys`): its open versions, its versions, its last start and end, its open version's fingerprint.
+TARGET_FACTS = """tg as (
+        select /*+ BROADCAST(keys) */ t.k, count(case when t.end_at is null then 1 end) as open_rows, count(*) as versions,
+          max(t.start_at) as last_start, max(t.end_at) as last_end,
+          min(case when t.end_at is null then xxhash64(t.k, t.seq, t.val) end) as fp
+        from {{ this }} t join keys on t.k = keys.k group by t.k),"""
+
+
 # The least above plus what the package's run must also do on Delta, each in its leanest form measured so
 # far: the model's lock (a table of the catalog, its holder in its properties), the run's checks in one query
 # that reads the log and the target once each for the batch's keys (null keys or sequences; R7 conflicts, in
@@ -137,11 +146,7 @@ LEAST_CHECKED = """{%- materialization least_checked_scd2_delta, adapter='spark'
         select /*+ BROADCAST(keys) */ l.k, max(l.seq) as last_seq, max_by(xxhash64(l.k, l.seq, l.val), l.seq) as last_fp,
           count(*) as events
         from {{ log }} l join keys on l.k = keys.k group by l.k),
-      tg as (
-        select /*+ BROADCAST(keys) */ t.k, count(case when t.end_at is null then 1 end) as open_rows, count(*) as versions,
-          max(t.start_at) as last_start, max(t.end_at) as last_end,
-          min(case when t.end_at is null then xxhash64(t.k, t.seq, t.val) end) as fp
-        from {{ this }} t join keys on t.k = keys.k group by t.k),
+      @@TARGET_FACTS@@
       batch as (
         select count(case when k is null or seq is null then 1 end) as nulls,
           count(case when logged and logged_val is distinct from val then 1 end) as logged_conflicts
@@ -179,6 +184,9 @@ LEAST_CHECKED = """{%- materialization least_checked_scd2_delta, adapter='spark'
   {{ return({'relations': [this]}) }}
 {%- endmaterialization -%}
 """
+
+
+LEAST_CHECKED = LEAST_CHECKED.replace("@@TARGET_FACTS@@", TARGET_FACTS)
 
 
 # The checks of LEAST_CHECKED riding inside the statements that remain instead of a query of their own: the
@@ -219,11 +227,7 @@ LEAST_INLINE = LEAST_INLINE[:LEAST_INLINE.index("    {%- call statement('step_st
         keys as (select k, min(seq) as first_new, max(last_seq) as last_seq, max(last_fp) as last_fp,
                    max(events) as events, max(case when conflict then 1 else 0 end) as conflicted
                  from fresh group by k),
-        tg as (
-          select /*+ BROADCAST(keys) */ t.k, count(case when t.end_at is null then 1 end) as open_rows, count(*) as versions,
-            max(t.start_at) as last_start, max(t.end_at) as last_end,
-            min(case when t.end_at is null then xxhash64(t.k, t.seq, t.val) end) as fp
-          from {{ this }} t join keys on t.k = keys.k group by t.k),
+        @@TARGET_FACTS@@
         passed as (
           select keys.k from keys left join tg on tg.k = keys.k
           where keys.conflicted = 0 and not coalesce(keys.last_seq >= keys.first_new, false)
@@ -246,6 +250,9 @@ LEAST_INLINE = LEAST_INLINE[:LEAST_INLINE.index("    {%- call statement('step_st
       insert into {{ runs }} select max(run_id) + 1, current_timestamp(), {{ fresh[0] }} from {{ runs }}
     {%- endcall -%}
 """ + LEAST_CHECKED[LEAST_CHECKED.index("    {%- call statement('step_drop_new')"):]
+
+LEAST_INLINE = LEAST_INLINE.replace("@@TARGET_FACTS@@", TARGET_FACTS)
+
 
 LEASTS = {"least": LEAST, "checked": LEAST_CHECKED, "inline": LEAST_INLINE}
 LEAST_NAMES = {"least": "least_scd2_delta", "checked": "least_checked_scd2_delta", "inline": "least_inline_scd2_delta"}
