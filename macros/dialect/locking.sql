@@ -25,9 +25,9 @@
     lock_timeout after it was taken, by the taking dbt process's clock. A taker that finds a lapsed
     lock renames it to a name derived from the lapsed holder (_spark_lapsed_lock): of two takers of
     one lapsed lock only one rename succeeds (the other finds the lock gone, or the new name taken,
-    and fails with Spark's error), and that name stays taken until the new holder releases, so a taker that read the lapsed holder late cannot rename the
-    new lock away (the new lock's properties name it, and it is dropped with the lock). Returns the
-    lock table. -#}
+    and fails with Spark's error), and that name stays taken until the new holder releases, so a
+    taker that read the lapsed holder late cannot rename the new lock away (the new lock's properties
+    name it, and it is dropped with the lock). Returns the lock table. -#}
 {% macro spark__take_model_lock(relation, model_name, lock_timeout, statement_timeout) %}
   {%- set lock = auto_cdc._side_relation(relation, auto_cdc._names().lock_suffix) -%}
   {%- set seconds = auto_cdc._timeout_seconds(lock_timeout, model_name) -%}
