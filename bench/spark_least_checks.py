@@ -50,8 +50,7 @@ def main(names: list[str]) -> int:
                     p.execute(edit.format(t=p.relation("target_scd2")))
                 p.run("feed", extra=["--vars", json.dumps({"step": step})])
                 result = p.run("target_scd2", extra=["--vars", json.dumps({"step": step})], check=False)
-                log = result.output
-                failed = any(m in log for m in REFUSED)
+                failed = any(m in result.output for m in REFUSED)
                 ok = failed == refused and (failed or result.ok)
                 wrong += not ok
                 print(f"{name}: {case}: {'refused' if failed else 'applied'}{'' if ok else '  <- wrong'}", flush=True)

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import tempfile
 import time
@@ -254,8 +255,10 @@ LEAST_INLINE = LEAST_INLINE[:LEAST_INLINE.index("    {%- call statement('step_st
 LEAST_INLINE = LEAST_INLINE.replace("@@TARGET_FACTS@@", TARGET_FACTS)
 
 
-LEASTS = {"least": LEAST, "checked": LEAST_CHECKED, "inline": LEAST_INLINE}
-LEAST_NAMES = {"least": "least_scd2_delta", "checked": "least_checked_scd2_delta", "inline": "least_inline_scd2_delta"}
+# --engines NAME: each benchmark materialization on Delta, and what it is
+LEASTS = {"least": (LEAST, "the least an apply with a log sends"),
+          "checked": (LEAST_CHECKED, "the least with a lock, the checks and a run log"),
+          "inline": (LEAST_INLINE, "the checks inside the staging and the MERGE's source")}
 
 
 def model_time(project: Project, name: str) -> float:
@@ -277,8 +280,10 @@ def add_model(project: Project, n: int, rows_per_bucket: int = ROWS_PER_BUCKET, 
     (LEAST_INLINE) that materialization. Returns the number of buckets."""
     buckets = max(1, n // rows_per_bucket)
     if least:
-        (project.path / "macros" / "least.sql").write_text(LEASTS[least])
-        project.model("target_scd2", "select * from {{ ref('feed') }}", materialized=LEAST_NAMES[least])
+        text = LEASTS[least][0]
+        (project.path / "macros" / "least.sql").write_text(text)
+        project.model("target_scd2", "select * from {{ ref('feed') }}",
+                      materialized=re.search(r"materialization (\w+)", text).group(1))
     else:
         project.model("target_scd2", "select * from {{ ref('feed') }}", materialized="auto_cdc", keys=["k"],
                       sequence_by="seq", stored_as_scd_type=2, cursor_column="loaded",
@@ -316,9 +321,8 @@ def main() -> None:
     ap.add_argument("b", nargs="?", type=int, default=None)
     ap.add_argument("--rows-per-bucket", type=int, default=ROWS_PER_BUCKET)
     ap.add_argument("--engines", default="duckdb,delta,parquet",
-                    help="comma-separated: duckdb, delta, parquet, least (the least an apply with a log sends, on Delta), "
-                         "checked (the least with a lock, the checks and a run log), inline (the same checks inside the staging and "
-                         "the MERGE's source)")
+                    help="comma-separated: duckdb, delta, parquet, and on Delta "
+                         + ", ".join(f"{name} ({what})" for name, (_, what) in LEASTS.items()))
     ap.add_argument("--json", type=Path, help="write the result rows to this file")
     ap.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting (repeatable)")
     ap.add_argument("--only-n", action="store_true", help="the target of N rows only, not 10 N as well")
@@ -352,9 +356,7 @@ def main() -> None:
                     got = p.fetch(f"select count(*), count(end_at), sum(case when end_at = 2 then 1 else 0 end) "
                                   f"from {p.relation('target_scd2')}")[0]
                     assert tuple(int(x) for x in got) == (size + b, b, b), got
-                label = {"least": "least (Delta, the least an apply with a log sends)",
-                         "checked": "checked (Delta, the least with a lock, the checks and a run log)",
-                         "inline": "inline (Delta, the checks inside the staging and the MERGE's source)"}.get(least, file_format)
+                label = f"{least} (Delta, {LEASTS[least][1]})" if least else file_format
                 keep(dict(engine=f"{label} (Spark, {cluster.mode})", **row))
                 p.clean()
     print("\n| engine | target rows | batch | buckets | first run (s) | incremental run (s) | Spark jobs of the incremental run |")
