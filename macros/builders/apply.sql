@@ -63,9 +63,15 @@
   {#- this run's id, how many new events it has, whether they hold a truncate (it touches every key: no
       fast path), whether a killed run left events under its id, and the cursor its row in the run log
       records, where the engine read it on the way (a literal; none: record_run_sql reads it) -#}
+  {%- set killed = killed_events is not none and (row[6] | int) > 0 -%}
+  {#- whether no one but the model's runs has changed the target's rows since the last run's version
+      (unedited_target_version; not after a killed run, whose events the target may lack) -#}
+  {%- set since = (args.plan.get('prior') or {}).get('target_version') -%}
+  {%- set unedited = incremental and since is not none and not killed
+        and auto_cdc.unedited_target_version(args, since, 0) is not none -%}
   {%- set args = auto_cdc._with(args, {'run': {'id': run_id, 'new_events': row[4] | int, 'truncates': (row[5] | int) > 0,
-                                                'killed': killed_events is not none and (row[6] | int) > 0,
-                                                'cursor': known.get('cursor')}}) -%}
+                                                'killed': killed, 'cursor': known.get('cursor'),
+                                                'since': since, 'unedited': unedited}}) -%}
   {%- set metrics = {'events_read': row[3] | int, 'events_applied': row[4] | int, 'late_events': row[2] | int,
                      'num_upserted_rows': 0, 'num_deleted_rows': 0, 'edited_keys': 0,
                      'fast_keys': 0, 'replayed_keys': 0} -%}
@@ -109,7 +115,7 @@
   {%- endif -%}
   {#- hand edits of the replayed keys become events first (macros/builders/edits.sql); the fast path
       takes only keys whose rows are as the log left them -#}
-  {%- set edited_keys = auto_cdc.fold_target_edits(args, run_id) if incremental and replay else 0 -%}
+  {%- set edited_keys = auto_cdc.fold_target_edits(args, run_id) if incremental and replay and not args.run.unedited else 0 -%}
   {%- if edited_keys > 0 or has_edits -%}
     {%- for relation in [rel.log] + ([temp.history] if args.path.history_ready else []) -%}
       {% do auto_cdc._run_sql(auto_cdc.drop_replaced_edits_sql(args, relation)) %}
@@ -217,19 +223,25 @@ from (
     (_change_counts), else the counts come back from the run log's insert itself. -#}
 {% macro _record_run(args, run_id, metrics, written, counts=none) %}
   {%- set commit_version = none -%}
+  {#- the target's version this run leaves unedited, from the last run's (or from the target's creation
+      by this run), where the engine keeps a history to tell (unedited_target_version) -#}
+  {%- set since = args.run.since if args.path.incremental else none -%}
+  {%- set writes = 1 if written and counts is not none and counts.upserted + counts.removed > 0 else 0 -%}
+  {%- set target_version = auto_cdc.unedited_target_version(args, since, writes)
+        if since is not none or not args.path.incremental else none -%}
   {%- if written and counts is not none -%}
     {%- do metrics.update({'num_upserted_rows': counts.upserted, 'num_deleted_rows': counts.deleted}) -%}
     {%- if config.get('change_data_feed', false) and counts.upserted + counts.removed > 0 -%}
       {%- set commit_version = auto_cdc.record_changes(args) -%}
     {%- endif -%}
-    {% do auto_cdc._run_sql(auto_cdc.record_run_sql(args, run_id, metrics, commit_version)) %}
+    {% do auto_cdc._run_sql(auto_cdc.record_run_sql(args, run_id, metrics, commit_version, target_version=target_version)) %}
   {%- elif written -%}
     {%- set sqls = auto_cdc._change_count_sqls(args) -%}
-    {%- set row = auto_cdc._query(auto_cdc.record_run_sql(args, run_id, metrics, none, sqls.upserted, sqls.deleted)
+    {%- set row = auto_cdc._query(auto_cdc.record_run_sql(args, run_id, metrics, none, sqls.upserted, sqls.deleted, target_version)
           ~ '\nreturning num_upserted_rows, num_deleted_rows').rows[0] -%}
     {%- do metrics.update({'num_upserted_rows': row[0] | int, 'num_deleted_rows': row[1] | int}) -%}
   {%- else -%}
-    {% do auto_cdc._run_sql(auto_cdc.record_run_sql(args, run_id, metrics, none)) %}
+    {% do auto_cdc._run_sql(auto_cdc.record_run_sql(args, run_id, metrics, none, target_version=target_version)) %}
   {%- endif -%}
   {%- set message = 'num_upserted_rows=' ~ metrics.num_upserted_rows ~ ' num_deleted_rows=' ~ metrics.num_deleted_rows
         ~ ' late_events=' ~ metrics.late_events ~ ' ignored_events=' ~ (metrics.events_read - metrics.events_applied) -%}

@@ -7,7 +7,10 @@
     - the log holds no mask for the key (its hand edits were folded in: edits.sql), and its row in
       the target (SCD type 2: its open version) is the row its last applied event left: it has one
       exactly when that event is an upsert, with that event's values (no hand edit since), which
-      is checked by the fingerprint the log keeps of each upsert (row_fingerprint_sql).
+      is checked by the fingerprint the log keeps of each upsert (row_fingerprint_sql). Where the
+      engine keeps the target's commit history (Delta) and no one but the model's runs has changed
+      its rows since the last run, they are the rows the log yields, and that check is skipped
+      (unedited_target_version).
   Every other affected key is replayed from its whole history in the log. The fast path's rows:
     - SCD type 1: the latest new event of each key; a delete leaves no row (the log keeps it as the
       tombstone);
@@ -66,6 +69,9 @@
   {%- set first_new = auto_cdc._q(n.internal_prefix ~ 'first_new') -%}
   {%- set last_start = auto_cdc._q(n.internal_prefix ~ 'last_start') -%}
   {%- set last_end = auto_cdc._q(n.internal_prefix ~ 'last_end') -%}
+  {#- no one but the model's runs has changed the target's rows since the last run (apply.sql): they are
+      the rows the log yields, and no row of the target is compared with the log -#}
+  {%- set unedited = args.run.get('unedited', false) -%}
 {#- the keys of the new events, each with how many it has (the fast rows take a key with one new event
     by a join) -#}
 with touched as (
@@ -182,7 +188,7 @@ late as (
   from {{ args.rel.temp.new }} b
   cross join last_truncate t
   where b.{{ op }} <> '{{ n.truncate }}' and not {{ auto_cdc._seq_lt(seqs, 't', 'b') }}
-  {%- if open_only and not by_bounds %}
+  {%- if open_only and not by_bounds and not unedited %}
   {#- and a key with a version (hand-inserted, say) that starts or ends after a new event (with a
       one-column sequence: held's bounds, in the select below) -#}
   union
@@ -231,7 +237,8 @@ held as (
   {%- endif %}
   group by {{ auto_cdc._cols(keys, 't') }}
 )
-{%- if open_only and by_aggregate %},
+{%- if unedited %}
+{%- elif open_only and by_aggregate %},
 versions as (
   select {{ auto_cdc._cols(keys) }}, {{ upserts }} as {{ auto_cdc._q(n.internal_prefix ~ 'versions') }}
   from last_event
@@ -262,6 +269,7 @@ select
   {{ auto_cdc._cols(keys, 'a') }},
   case
     when k.{{ k0 }} is null or lt.{{ k0 }} is not null then false
+    {%- if not unedited %}
     {%- if by_bounds %}
     {#- a version (hand-inserted, say) that starts or ends after a new event #}
     when h.{{ last_start }} >= k.{{ first_new }} or h.{{ last_end }} > k.{{ first_new }} then false
@@ -271,16 +279,19 @@ select
     when coalesce(h.{{ auto_cdc._q(n.internal_prefix ~ 'versions') }}, 0) <> coalesce(v.{{ auto_cdc._q(n.internal_prefix ~ 'versions') }}, 0) then false
     {%- endif %}
     when x.{{ k0 }} is not null and h.{{ auto_cdc._q(n.fingerprint) }} is distinct from x.{{ auto_cdc._q(n.fingerprint) }} then false
+    {%- endif %}
     else true
   end as {{ auto_cdc._q(n.fast) }},
   k.{{ new_events }}
 from all_keys a
 left join touched k on {{ auto_cdc._eq(keys, 'k', 'a') }}
 left join (select distinct * from late) lt on {{ auto_cdc._eq(keys, 'lt', 'a') }}
+{%- if not unedited %}
 left join held h on {{ auto_cdc._eq(keys, 'h', 'a') }}
 left join expected x on {{ auto_cdc._eq(keys, 'x', 'a') }}
 {%- if open_only %}
 left join versions v on {{ auto_cdc._eq(keys, 'v', 'a') }}
+{%- endif %}
 {%- endif %}
 {% endmacro %}
 

@@ -45,11 +45,58 @@
     transaction log): the staging's cursor filter read it twice, the run's facts once and the run's
     row in it once more. Read once here, the later statements take literals. -#}
 {% macro spark__prior_runs(rel) %}
-  {%- set parts = auto_cdc._spark_literal_parts('max(cursor_value)', auto_cdc._column_types('select cursor_value from ' ~ rel.runs).values() | first) -%}
-  {%- set row = auto_cdc._query('select coalesce(max(run_id), 0) + 1, coalesce(sum(edited_keys), 0)'
+  {%- set types = auto_cdc._column_types('select * from ' ~ rel.runs) -%}
+  {%- set parts = auto_cdc._spark_literal_parts('max(cursor_value)', types['cursor_value']) -%}
+  {#- the target's version the last run left unedited (unedited_target_version; a run log written before
+      the column has none) -#}
+  {%- set has_version = 'target_version' in (types.keys() | map('lower') | list) -%}
+  {%- set row = auto_cdc._query('select coalesce(max(run_id), 0) + 1, coalesce(sum(edited_keys), 0), '
+        ~ ('max_by(target_version, run_id)' if has_version else 'cast(null as bigint)')
         ~ (', ' ~ parts.select if parts else '') ~ ' from ' ~ rel.runs).rows[0] -%}
   {{ return({'next_run': row[0] | int, 'edited_keys': row[1] | int,
-             'cursor': auto_cdc._spark_literal(parts, row[2]) if parts else none}) }}
+             'target_version': row[2] | int if row[2] is not none else none,
+             'cursor': auto_cdc._spark_literal(parts, row[3]) if parts else none}) }}
+{% endmacro %}
+
+
+{#- The target's version now, when no one but the model's runs has changed its rows since `since`, the
+    version a run left it at (none: since this run created it, at version 0); else none. A run whose
+    target is unedited since the last run's version takes no hand edit into account: its classification
+    compares no target row with the log (paths.sql) and it folds no edits (edits.sql). `writes`: the
+    commits this run made that change rows (its MERGE: 0 or 1). An engine that keeps no history of the
+    table's commits returns none, and every run compares. -#}
+{% macro unedited_target_version(args, since, writes) %}
+  {{ return(adapter.dispatch('unedited_target_version', 'auto_cdc')(args, since, writes)) }}
+{% endmacro %}
+
+{% macro default__unedited_target_version(args, since, writes) %}
+  {{ return(none) }}
+{% endmacro %}
+
+{#- Delta: the table's history (DESCRIBE HISTORY) lists each commit's operation. After `since`, the
+    commits must be those that change no row (compaction, vacuum, table properties, added columns) and
+    exactly `writes` more: the run's own MERGE, which the run log cannot otherwise tell from someone
+    else's. A commit of anyone else that changes rows (an UPDATE, DELETE, MERGE, INSERT or RESTORE by
+    hand, an erase_keys, a run killed after its MERGE) leaves every later run of the model comparing
+    until --full-refresh: the model's rows outside a run's keys may have changed, and a later run would
+    not look at them. -#}
+{% macro spark__unedited_target_version(args, since, writes) %}
+  {%- if auto_cdc._spark_format() != 'delta' -%}{{ return(none) }}{%- endif -%}
+  {%- set rowless = ['OPTIMIZE', 'VACUUM START', 'VACUUM END', 'SET TBLPROPERTIES', 'UNSET TBLPROPERTIES', 'ADD COLUMNS', 'REORG'] -%}
+  {%- set history = auto_cdc._query('describe history ' ~ args.rel.target ~ ' limit 100') -%}
+  {%- set first = since if since is not none else 0 -%}
+  {%- set found = {'anchor': false, 'writes': 0, 'latest': none} -%}
+  {%- for row in history.rows -%}
+    {%- set version, operation = row['version'] | int, row['operation'] -%}
+    {%- if found.latest is none -%}{%- do found.update({'latest': version}) -%}{%- endif -%}
+    {%- if version == first -%}
+      {#- the run that created the target made version 0 -#}
+      {%- do found.update({'anchor': since is not none or operation == 'CREATE TABLE AS SELECT'}) -%}
+    {%- elif version > first and operation not in rowless -%}
+      {%- do found.update({'writes': found.writes + 1}) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(found.latest if found.anchor and found.writes == writes else none) }}
 {% endmacro %}
 
 

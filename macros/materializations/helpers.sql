@@ -131,7 +131,8 @@ select
   cast(null as {{ dbt.type_bigint() }}) as commit_version,
   cast(0 as {{ dbt.type_bigint() }}) as edited_keys,
   cast(0 as {{ dbt.type_bigint() }}) as fast_keys,
-  cast(0 as {{ dbt.type_bigint() }}) as replayed_keys
+  cast(0 as {{ dbt.type_bigint() }}) as replayed_keys,
+  cast(null as {{ dbt.type_bigint() }}) as target_version
 from {{ args.rel.temp.batch }}
 where 1 = 0
   {%- endset -%}
@@ -153,11 +154,11 @@ where {{ auto_cdc._q(n.op) }} <> '{{ n.truncate }}'
 
 
 {#- The run's row in the run log, with its metrics (see README "Metrics"). -#}
-{% macro record_run_sql(args, run_id, metrics, commit_version, upserted=none, deleted=none) %}
+{% macro record_run_sql(args, run_id, metrics, commit_version, upserted=none, deleted=none, target_version=none) %}
   {%- set n = auto_cdc._names() -%}
 insert into {{ args.rel.runs }} (run_id, run_started_at, invocation_id, cursor_value, events_read, events_applied,
                              late_events, num_upserted_rows, num_deleted_rows, commit_version, edited_keys,
-                             fast_keys, replayed_keys)
+                             fast_keys, replayed_keys, target_version)
 select
   {{ run_id }},
   cast('{{ run_started_at.strftime("%Y-%m-%d %H:%M:%S.%f") }}' as {{ dbt.type_timestamp() }}),
@@ -166,7 +167,8 @@ select
   {{ metrics.events_read }}, {{ metrics.events_applied }}, {{ metrics.late_events }},
   {{ upserted or metrics.num_upserted_rows }}, {{ deleted or metrics.num_deleted_rows }},
   {{ commit_version if commit_version is not none else 'null' }},
-  {{ metrics.edited_keys }}, {{ metrics.get('fast_keys', 0) }}, {{ metrics.get('replayed_keys', 0) }}
+  {{ metrics.edited_keys }}, {{ metrics.get('fast_keys', 0) }}, {{ metrics.get('replayed_keys', 0) }},
+  {{ target_version if target_version is not none else 'null' }}
 {% endmacro %}
 
 
@@ -225,10 +227,11 @@ select
 
 
 {#- Bookkeeping columns added since a target was created, all bigint, by table: the run log's counts of
-    the keys each path took, and the event log's fingerprint of each upsert (an event logged before it
-    has none: its key is replayed until its next event). -#}
+    the keys each path took and the target's version each run left unedited (unedited_target_version),
+    and the event log's fingerprint of each upsert (an event logged before it has none: its key is
+    replayed until its next event). -#}
 {% macro _bookkeeping_columns_added() %}
-  {{ return({'runs': ['fast_keys', 'replayed_keys'], 'log': [auto_cdc._names().fingerprint]}) }}
+  {{ return({'runs': ['fast_keys', 'replayed_keys', 'target_version'], 'log': [auto_cdc._names().fingerprint]}) }}
 {% endmacro %}
 
 {% macro _apply_schema_changes(args) %}

@@ -338,7 +338,9 @@ def install_hand_edits(p: Project) -> dict:
         2: [("sql", f"delete from {he2} where id = 2"), ("he2_feed", cols, [(2, 5, "U", "old", "x"), (2, 8, "U", "b8", "x")]),
             # a hand row inserted for a new key, folded in by the run that brings its first event (at 6)
             ("sql", f"insert into {he2} (id, name, city, `__START_AT`, `__END_AT`) values (5, 'hand', 'z', 5, NULL)"),
-            ("he2_feed", cols, [(5, 6, "U", "six", "y")])],
+            ("he2_feed", cols, [(5, 6, "U", "six", "y")]),
+            # a compaction changes no row: the change feed's target stays unedited (check_unedited)
+            ("sql", f"optimize {p.relation('cdf_scd2')}")],
         # a source event at the hand row's sequence replaces its edit event (the feed wins over the placeholder)
         3: [("he2_feed", cols, [(5, 5, "U", "source", "y")])],
     }
@@ -347,6 +349,19 @@ def install_hand_edits(p: Project) -> dict:
                                       (1, "late", 4, 5), (2, "b8", 8, None), (2, "old", 5, 6), (5, "six", 6, None),
                                       (5, "source", 5, 6)])}
     return {"steps": steps, "checks": checks}
+
+
+def check_unedited(p: Project) -> list[str]:
+    """On Delta, a run records the target's version when no one but the model's runs changed its rows since
+    the last run's (an OPTIMIZE before cdf_scd2's third run changes none); a hand edit (he1, he2 before their
+    second run) leaves it unrecorded from then on, and each later run compares the target with the log."""
+    failures = []
+    for name, recorded in (("cdf_scd2", [True, True, True, True]), ("he1", [True, False, False, False]),
+                           ("he2", [True, False, False, False])):
+        runs = sorted((r["run_id"], r["target_version"] is not None) for r in p.rows(name + "__auto_cdc_runs"))
+        if [v for _, v in runs[:4]] != recorded:
+            failures.append(f"{name}: (run, target version recorded) {runs}, expected {recorded} for runs 1-4")
+    return failures
 
 
 def check_erase(p: Project) -> list[str]:
@@ -390,11 +405,12 @@ def test_examples_and_generated_cases_on_spark_equal_the_expected_tables(file_fo
     failures = check_schema_changes(p, last, file_format)  # before erase_keys writes its own run_results.json
     failures += check_erase(p) if file_format == "delta" else []
     p.read_all(side_tables=(["cdf_scd1__auto_cdc_changes", "cdf_scd2__auto_cdc_changes"] if file_format == "parquet"
-                            else ["er__auto_cdc_log", "cdf_scd1__auto_cdc_runs", "cdf_scd2__auto_cdc_runs"])
+                            else ["er__auto_cdc_log", "cdf_scd1__auto_cdc_runs", "cdf_scd2__auto_cdc_runs",
+                                  "he1__auto_cdc_runs", "he2__auto_cdc_runs"])
                + [name + "__auto_cdc_runs" for name in CURSOR_MODELS])
     failures += check_change_feeds(p, file_format)
     failures += check_cursor_types(p)
-    failures += check_paths(p) if file_format == "delta" else []
+    failures += check_paths(p) + check_unedited(p) if file_format == "delta" else []
     failures += check_metrics(p)
     if file_format == "delta":  # no bucket column on Delta targets, and they are Delta tables
         if "__auto_cdc_bucket" in p.rows("e4_bitemporal")[0]:
