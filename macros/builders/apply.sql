@@ -67,11 +67,10 @@
   {#- whether no one but the model's runs has changed the target's rows since the last run's version
       (unedited_target_version; not after a killed run, whose events the target may lack) -#}
   {%- set since = (args.plan.get('prior') or {}).get('target_version') -%}
-  {%- set unedited = incremental and since is not none and not killed
-        and auto_cdc.unedited_target_version(args, since, 0) is not none -%}
+  {%- set unedited_version = auto_cdc.unedited_target_version(args, since, 0) if incremental and since is not none and not killed else none -%}
   {%- set args = auto_cdc._with(args, {'run': {'id': run_id, 'new_events': row[4] | int, 'truncates': (row[5] | int) > 0,
-                                                'killed': killed, 'cursor': known.get('cursor'),
-                                                'since': since, 'unedited': unedited}}) -%}
+                                                'killed': killed, 'cursor': known.get('cursor'), 'since': since,
+                                                'unedited': unedited_version is not none, 'unedited_version': unedited_version}}) -%}
   {%- set metrics = {'events_read': row[3] | int, 'events_applied': row[4] | int, 'late_events': row[2] | int,
                      'num_upserted_rows': 0, 'num_deleted_rows': 0, 'edited_keys': 0,
                      'fast_keys': 0, 'replayed_keys': 0} -%}
@@ -227,8 +226,14 @@ from (
       by this run), where the engine keeps a history to tell (unedited_target_version) -#}
   {%- set since = args.run.since if args.path.incremental else none -%}
   {%- set writes = 1 if written and counts is not none and counts.upserted + counts.removed > 0 else 0 -%}
-  {%- set target_version = auto_cdc.unedited_target_version(args, since, writes)
-        if since is not none or not args.path.incremental else none -%}
+  {%- if args.path.incremental and not written -%}
+    {#- a run that wrote nothing leaves the version it found -#}
+    {%- set target_version = args.run.unedited_version -%}
+  {%- elif since is not none or not args.path.incremental -%}
+    {%- set target_version = auto_cdc.unedited_target_version(args, since, writes) -%}
+  {%- else -%}
+    {%- set target_version = none -%}
+  {%- endif -%}
   {%- if written and counts is not none -%}
     {%- do metrics.update({'num_upserted_rows': counts.upserted, 'num_deleted_rows': counts.deleted}) -%}
     {%- if config.get('change_data_feed', false) and counts.upserted + counts.removed > 0 -%}
