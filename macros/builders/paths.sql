@@ -237,14 +237,14 @@ held as (
   {%- endif %}
   group by {{ auto_cdc._cols(keys, 't') }}
 )
-{%- if unedited %}
-{%- elif open_only and by_aggregate %},
+{#- SCD2: the versions the key's events make, against those held (not on an unedited target) -#}
+{%- if open_only and by_aggregate and not unedited %},
 versions as (
   select {{ auto_cdc._cols(keys) }}, {{ upserts }} as {{ auto_cdc._q(n.internal_prefix ~ 'versions') }}
   from last_event
   where {{ masked }} = 0
 )
-{%- elif open_only %},
+{%- elif open_only and not unedited %},
 {#- SCD2: how many versions the key's events make (an upsert opens one after a delete, or when it
     changes a tracked column), against how many the target holds: a closed version deleted or
     inserted by hand sends the key to the replay, which folds the edit in now -#}
