@@ -143,8 +143,11 @@
           + [auto_cdc.create_temp_table_sql(temp.stale, auto_cdc.stale_rows_sql(args)),
              auto_cdc.create_temp_table_sql(temp.missing, auto_cdc.missing_rows_sql(args))]) %}
   {%- endif -%}
-  {%- set counts = auto_cdc._change_counts(args) -%}
-  {% do auto_cdc.write_changes(args, counts) %}
+  {#- with every key on the fast path, the rows to write are at most the held row and a new one per key
+      (SCD2: its open version), and one per new event (paths.sql) -#}
+  {%- set counts = auto_cdc._change_counts(args, 2 * metrics.fast_keys + args.run.new_events if args.path.no_replay else none) -%}
+  {%- set written = auto_cdc.write_changes(args, counts) -%}
+  {%- if written is mapping -%}{%- set counts = written -%}{%- endif -%}
   {%- if not incremental -%}
     {% do auto_cdc.analyze_relations([rel.target, rel.log]) %}
   {%- endif -%}
@@ -189,11 +192,14 @@
 
 {#- The counts of _change_count_sqls, read before the write, where the run needs them then: with
     change_data_feed (an unchanged target records no change), and where an INSERT returns no rows to
-    count them with (the write skips a MERGE with nothing to write). Else none. One pass over the
-    missing and the stale rows, grouped by row key (each scalar subquery is a job or more on Spark):
-    a stale row is deleted when no missing row has its row key, as in _change_count_sqls, where a
-    row key holding a NULL equals none. -#}
-{% macro _change_counts(args) %}
+    count them with (the write skips a MERGE with nothing to write). Else none; and where the MERGE
+    returns them (merge_returns_counts) and `at_most` bounds the rows to write (for the MERGE's join
+    hint), only {at_most}: write_changes returns the counts. One pass over the missing and the stale
+    rows, grouped by row key (each scalar subquery is a job or more on Spark): a stale row is deleted
+    when no missing row has its row key, as in _change_count_sqls, where a row key holding a NULL
+    equals none. -#}
+{% macro _change_counts(args, at_most=none) %}
+  {%- if at_most is not none and auto_cdc.merge_returns_counts() -%}{{ return({'at_most': at_most}) }}{%- endif -%}
   {%- if not config.get('change_data_feed', false) and auto_cdc.insert_returns_rows() -%}{{ return(none) }}{%- endif -%}
   {%- set pk = auto_cdc._row_key(args) -%}
   {%- set m, s = auto_cdc._alias('m'), auto_cdc._alias('s') -%}
@@ -213,7 +219,8 @@ from (
 ) {{ auto_cdc._alias('per_key') }}
   {%- endset -%}
   {%- set row = auto_cdc._query(sql).rows[0] -%}
-  {{ return({'upserted': row[0] | int, 'removed': row[1] | int, 'deleted': row[2] | int}) }}
+  {{ return({'upserted': row[0] | int, 'removed': row[1] | int, 'deleted': row[2] | int,
+             'at_most': (row[0] | int) + (row[1] | int)}) }}
 {% endmacro %}
 
 {#- The run's row in the run log and dbt's result message. `written`: the run wrote its stale and

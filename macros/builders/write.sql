@@ -4,7 +4,8 @@
 -#}
 
 {#- The MERGE of the stale and missing rows. With `inserts` false, of the missing rows only those that
-    replace a stale row (same row key) and no insert: the caller inserts the others. -#}
+    replace a stale row (same row key) and no insert: the caller inserts the others. `counts.at_most`
+    (_change_counts): at most how many rows its source has, for the engine's join hint. -#}
 {% macro merge_changes_sql(args, counts=none, inserts=true) %}
   {%- set pk = auto_cdc._row_key(args) -%}
   {%- set s, m, c = auto_cdc._alias('s'), auto_cdc._alias('m'), auto_cdc._alias('c') -%}
@@ -15,7 +16,7 @@
   {%- endfor -%}
   {%- set values = [] -%}
   {%- for col in args.plan.target_columns -%}{%- do values.append(c ~ '.' ~ auto_cdc._q(col)) -%}{%- endfor -%}
-  {%- set hint = auto_cdc.broadcast_hint([c], counts.upserted + counts.removed if counts else none,
+  {%- set hint = auto_cdc.broadcast_hint([c], counts.at_most if counts else none,
                                         (args.plan.target_columns | length) + 1) -%}
 merge into {{ args.rel.target }} as t
 using ({% if hint %}select {{ hint }}* from ({% endif %}

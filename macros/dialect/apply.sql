@@ -230,6 +230,25 @@ where {{ l }}.{{ op }} = '{{ n.truncate }}' or {{ k }}.{{ auto_cdc._q(keys[0]) }
 {% endmacro %}
 
 
+{#- Does the target's MERGE return how many rows it updated, deleted and inserted (then write_changes
+    counts the run's changes itself, and the run reads none before it)? -#}
+{% macro merge_returns_counts() %}
+  {{ return(adapter.dispatch('merge_returns_counts', 'auto_cdc')()) }}
+{% endmacro %}
+
+{#- DuckDB's and Postgres's MERGE return a row count only; they count with the run log's insert
+    (insert_returns_rows). -#}
+{% macro default__merge_returns_counts() %}
+  {{ return(false) }}
+{% endmacro %}
+
+{#- Delta's MERGE returns one row: num_affected_rows, num_updated_rows, num_deleted_rows,
+    num_inserted_rows. -#}
+{% macro spark__merge_returns_counts() %}
+  {{ return(auto_cdc._spark_format() == 'delta') }}
+{% endmacro %}
+
+
 {#- The batch's events the log does not hold yet, above the model's horizon (compact.sql). -#}
 {% macro new_events_sql(args) %}
   {{ return(auto_cdc.above_horizon_sql(args, adapter.dispatch('new_events_sql', 'auto_cdc')(args))) }}
@@ -484,7 +503,8 @@ merge into {{ relation }} as l using {{ source }} as b on {{ on }} when matched 
 
 
 {#- Step 5: remove the stale rows from the target and insert the missing ones. `counts`: how many there
-    are, where the run read them before the write (_change_counts), else none. -#}
+    are, where the run read them before the write (_change_counts); only `at_most` where the write
+    counts them itself (merge_returns_counts: it returns the counts); else none. -#}
 {% macro write_changes(args, counts=none) %}
   {{ return(adapter.dispatch('write_changes', 'auto_cdc')(args, counts)) }}
 {% endmacro %}
@@ -543,14 +563,20 @@ merge into {{ relation }} as l using {{ source }} as b on {{ on }} when matched 
   {%- set keys = args.cfg.key_columns -%}
   {%- if auto_cdc._spark_has_merge() -%}
     {#- a MERGE with nothing to write still costs a job and a commit (a version of the change feed);
-        an INSERT returns no rows here, so the run counted them before the write -#}
-    {%- if counts.upserted + counts.removed == 0 -%}{{ return(none) }}{%- endif -%}
+        an INSERT returns no rows here, so the run counted them before the write, or Delta's MERGE
+        counts them (merge_returns_counts: an empty source commits nothing there) -#}
+    {%- set counted = 'upserted' in counts -%}
+    {%- if counted and counts.upserted + counts.removed == 0 -%}{{ return(none) }}{%- endif -%}
     {%- if config.get('change_data_feed', false) and auto_cdc._spark_format() == 'delta' -%}
       {%- if not auto_cdc._spark_cdf_enabled(args.rel.target) -%}
         {% do auto_cdc._run_sql('alter table ' ~ args.rel.target ~ " set tblproperties ('delta.enableChangeDataFeed' = 'true')") %}
       {%- endif -%}
     {%- endif -%}
-    {{ return(auto_cdc.default__write_changes(args, counts)) }}
+    {%- if counted -%}{{ return(auto_cdc.default__write_changes(args, counts)) }}{%- endif -%}
+    {%- set row = auto_cdc._query(auto_cdc.merge_changes_sql(args, counts)).rows[0] -%}
+    {%- set updated, deleted, inserted = row[1] | int, row[2] | int, row[3] | int -%}
+    {{ return({'upserted': updated + inserted, 'removed': updated + deleted, 'deleted': deleted,
+               'at_most': updated + deleted + inserted}) }}
   {%- endif -%}
   {% do auto_cdc._spark_settings() %}
   {%- set buckets = auto_cdc._spark_bucket_list('select ' ~ auto_cdc._spark_bucket_expr(args) ~ ' from ' ~ args.rel.temp.stale

@@ -228,7 +228,8 @@ def check_paths(p: Project) -> list[str]:
 
 
 # (run, num_upserted_rows, num_deleted_rows) of the change-feed models' first three runs, as DuckDB and Postgres
-# count them: a Spark run counts its stale and missing rows before its write (_change_counts)
+# count them: a Spark run counts its stale and missing rows before its write (_change_counts), except a Delta run
+# whose keys all take the fast path (the second run here), which takes them from its MERGE's result
 CDF_METRICS = {"cdf_scd1": [(1, 2, 0), (2, 2, 1), (3, 0, 0)], "cdf_scd2": [(1, 2, 0), (2, 4, 0), (3, 2, 0)]}
 
 
@@ -353,7 +354,8 @@ def install_hand_edits(p: Project) -> dict:
 
 def check_unedited(p: Project) -> list[str]:
     """On Delta, a run records the target's version when no one but the model's runs changed its rows since
-    the last run's (an OPTIMIZE before cdf_scd2's third run changes none); a hand edit (he1, he2 before their
+    the last run's (an OPTIMIZE before cdf_scd2's third run changes none; its second run counts its one commit
+    from its MERGE's result); a hand edit (he1, he2 before their
     second run) leaves it unrecorded from then on, and each later run compares the target with the log."""
     failures = []
     for name, recorded in (("cdf_scd2", [True, True, True, True]), ("he1", [True, False, False, False]),
