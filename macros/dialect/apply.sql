@@ -562,9 +562,9 @@ merge into {{ relation }} as l using {{ source }} as b on {{ on }} when matched 
   {%- set cols = args.plan.target_columns -%}
   {%- set keys = args.cfg.key_columns -%}
   {%- if auto_cdc._spark_has_merge() -%}
-    {#- a MERGE with nothing to write still costs a job and a commit (a version of the change feed);
-        an INSERT returns no rows here, so the run counted them before the write, or Delta's MERGE
-        counts them (merge_returns_counts: an empty source commits nothing there) -#}
+    {#- a MERGE with nothing to write still costs its jobs: an INSERT returns no rows here, so the run
+        counted its changes before the write and skips it; or Delta's MERGE counts them itself
+        (merge_returns_counts), and one with an empty source commits nothing there -#}
     {%- set counted = 'upserted' in counts -%}
     {%- if counted and counts.upserted + counts.removed == 0 -%}{{ return(none) }}{%- endif -%}
     {%- if config.get('change_data_feed', false) and auto_cdc._spark_format() == 'delta' -%}
@@ -575,8 +575,7 @@ merge into {{ relation }} as l using {{ source }} as b on {{ on }} when matched 
     {%- if counted -%}{{ return(auto_cdc.default__write_changes(args, counts)) }}{%- endif -%}
     {%- set row = auto_cdc._query(auto_cdc.merge_changes_sql(args, counts)).rows[0] -%}
     {%- set updated, deleted, inserted = row[1] | int, row[2] | int, row[3] | int -%}
-    {{ return({'upserted': updated + inserted, 'removed': updated + deleted, 'deleted': deleted,
-               'at_most': updated + deleted + inserted}) }}
+    {{ return({'upserted': updated + inserted, 'removed': updated + deleted, 'deleted': deleted}) }}
   {%- endif -%}
   {% do auto_cdc._spark_settings() %}
   {%- set buckets = auto_cdc._spark_bucket_list('select ' ~ auto_cdc._spark_bucket_expr(args) ~ ' from ' ~ args.rel.temp.stale
