@@ -25,9 +25,10 @@
     The rows the run removes (stale) and adds (missing) are kept aside: they are the run's metrics
     and, with change_data_feed, its change feed. `args`: the resolved config, the relations and the
     plan ({cfg, rel, plan}); the batch's path (_batch_path) is added as each step decides it,
-    `logged` (the log as the run reads it for the batch's keys: touched_log) before its first read,
-    and `run` (this run's id, whether its new events hold a truncate, and whether a killed run left
-    events under its id) once the run's facts are read. -#}
+    `logged` (the log as the run reads it for the batch's keys: touched_log) and `batch_rows` (the
+    staged batch's size where the engine counted it, else none) before its first read, and `run`
+    (this run's id, whether its new events hold a truncate, and whether a killed run left events
+    under its id) once the run's facts are read. -#}
 {% macro _apply_batch(args, incremental, existing) %}
   {%- set n = auto_cdc._names() -%}
   {%- set rel, temp = args.rel, args.rel.temp -%}
@@ -39,7 +40,8 @@
   {%- set args = auto_cdc._with(args, {'path': auto_cdc._batch_path(args, incremental)}) -%}
   {#- the log as this run reads it for the batch's keys (an engine's table of their events, made first) -#}
   {%- set logged = auto_cdc.touched_log(args) if incremental else {'relation': rel.log, 'statements': []} -%}
-  {%- set args = auto_cdc._with(args, {'logged': logged.relation}) -%}
+  {#- the batch's size (touched_log's facts) bounds every table of the run's events and keys: join hints -#}
+  {%- set args = auto_cdc._with(args, {'logged': logged.relation, 'batch_rows': (logged.get('facts') or {}).get('batch_rows')}) -%}
   {#- made in the round trip of the new events and the run's facts -#}
   {%- set create_new = logged.statements + [auto_cdc.create_temp_table_sql(temp.new, auto_cdc.new_events_sql(args))] -%}
   {#- the run's facts (with the feed's checks, R7, on incremental runs of a change feed): one query -#}
@@ -269,7 +271,7 @@ from (
   {%- set cfg = args.cfg -%}
   {%- set op = auto_cdc._q(auto_cdc._names().op) -%}
 select count(*) from (
-  select distinct {{ auto_cdc._cols(cfg.key_columns + cfg.seq_columns, 'b') }}
+  select {{ auto_cdc.broadcast_hint(['b'], args.get('batch_rows'), (cfg.key_columns + cfg.seq_columns) | length) }}distinct {{ auto_cdc._cols(cfg.key_columns + cfg.seq_columns, 'b') }}
   from {{ args.rel.temp.new }} b
   join {{ args.logged }} l on {{ auto_cdc._eq(cfg.key_columns, 'l', 'b') }}
   where b.{{ op }} <> '{{ auto_cdc._names().truncate }}'

@@ -118,7 +118,7 @@
       having count(*) > 1
       {%- if log is not none %}
       union all
-      select {{ auto_cdc._cols(identity, 'b') }}, 2 as {{ auto_cdc._q(n.internal_prefix ~ 'events') }}
+      select {{ auto_cdc.broadcast_hint(['b'], args.get('batch_rows'), (log_columns | length) + 1) }}{{ auto_cdc._cols(identity, 'b') }}, 2 as {{ auto_cdc._q(n.internal_prefix ~ 'events') }}
       from (select distinct {{ auto_cdc._cols(log_columns) }}, {{ op }} from {{ batch }} where {{ op }} <> '{{ n.truncate }}') b
       join {{ log }} l
         on {{ auto_cdc._eq(identity, 'l', 'b') }}

@@ -178,7 +178,7 @@ last_event as (
 ),
 {%- endif %}
 late as (
-  select distinct {{ auto_cdc._cols(keys, 'b') }}
+  select {{ auto_cdc.broadcast_hint(['b'], args.run.new_events, (keys | length) + (seqs | length)) }}distinct {{ auto_cdc._cols(keys, 'b') }}
   from {{ args.rel.temp.new }} b
   join last_event e on {{ auto_cdc._eq(keys, 'e', 'b') }} and e.{{ rank }} = 1
   where b.{{ op }} <> '{{ n.truncate }}'
@@ -265,7 +265,9 @@ versions as (
   group by {{ auto_cdc._cols(keys) }}
 )
 {%- endif %}
-select
+{#- every side joined to the affected keys holds a row per key of the batch at most -#}
+{%- set small = ['k', 'lt'] + ([] if unedited else ['h', 'x'] + (['v'] if open_only else [])) %}
+select {{ auto_cdc.broadcast_hint(small, args.get('batch_rows'), (narrow | length) + 6) }}
   {{ auto_cdc._cols(keys, 'a') }},
   case
     when k.{{ k0 }} is null or lt.{{ k0 }} is not null then false
@@ -348,15 +350,16 @@ left join versions v on {{ auto_cdc._eq(keys, 'v', 'a') }}
   {%- set rank = auto_cdc._q(n.rank) -%}
   {%- set fast_key = 'a.' ~ auto_cdc._q(n.fast) ~ ' and b.' ~ op ~ " <> '" ~ n.truncate ~ "'" -%}
   {%- set columns = auto_cdc._new_event_columns(args.plan.output, args, none) | join(', ') -%}
+  {%- set hint = auto_cdc._fast_keys_hint(args, ['a'], 3) -%}
 {#- a key with one new event: that event, by a join; a key with several: the latest #}
-select {{ auto_cdc._new_event_columns(args.plan.output, args, 'b') | join(', ') }}
+select {{ hint }}{{ auto_cdc._new_event_columns(args.plan.output, args, 'b') | join(', ') }}
 from {{ args.rel.temp.new }} b
 join {{ args.rel.temp.affected }} a on {{ auto_cdc._eq(cfg.key_columns, 'a', 'b') }}
 where {{ fast_key }} and a.{{ auto_cdc._q(n.new_events) }} = 1 and b.{{ op }} = '{{ n.upsert }}'
 union all
 select {{ columns }}
 from (
-  select b.*, row_number() over (
+  select {{ hint }}b.*, row_number() over (
     partition by {{ auto_cdc._cols(cfg.key_columns, 'b') }} order by {{ auto_cdc._seq_order(cfg.seq_columns, 'b', desc=true) }}
   ) as {{ rank }}
   from {{ args.rel.temp.new }} b
@@ -382,13 +385,14 @@ where {{ rank }} = 1 and {{ op }} = '{{ n.upsert }}'
     {%- do from_open.append(expr ~ ' as ' ~ auto_cdc._q(c)) -%}
   {%- endfor -%}
   {%- set several = 'a.' ~ fast ~ ' and a.' ~ auto_cdc._q(n.new_events) ~ ' > 1' -%}
+  {%- set hint = auto_cdc._fast_keys_hint(args, ['a'], 3) -%}
   {%- set events_sql -%}
-    select {{ from_open | join(', ') }}, '{{ n.upsert }}' as {{ op }}
+    select {{ hint }}{{ from_open | join(', ') }}, '{{ n.upsert }}' as {{ op }}
     from {{ args.rel.temp.held }} h
     join {{ args.rel.temp.affected }} a on {{ auto_cdc._eq(cfg.key_columns, 'a', 'h') }}
     where {{ several }} and h.{{ auto_cdc._q(n.end_at) }} is null
     union all
-    select {{ auto_cdc._new_event_columns(columns, args, 'b') | join(', ') }}, b.{{ op }}
+    select {{ hint }}{{ auto_cdc._new_event_columns(columns, args, 'b') | join(', ') }}, b.{{ op }}
     from {{ args.rel.temp.new }} b
     join {{ args.rel.temp.affected }} a on {{ auto_cdc._eq(cfg.key_columns, 'a', 'b') }}
     where {{ several }} and b.{{ op }} <> '{{ n.truncate }}'
@@ -433,7 +437,7 @@ with one_event as (
     case when e.{{ has_open }} = 1 and e.{{ op }} = '{{ n.upsert }}'
          and not ({{ (changes | join(' or ')) if changes else 'false' }}) then 1 else 0 end as {{ absorbed }}
   from (
-    select {{ auto_cdc._new_event_columns(columns, args, 'b') | join(', ') }}, b.{{ op }},
+    select {{ auto_cdc._fast_keys_hint(args, ['a', 'h'], (columns | length) + 3) }}{{ auto_cdc._new_event_columns(columns, args, 'b') | join(', ') }}, b.{{ op }},
       case when h.{{ k0 }} is null then 0 else 1 end as {{ has_open }},
       h.{{ auto_cdc._q(n.start_at) }} as {{ open_start }},
       {{ open_cols | join(', ') }}
@@ -459,6 +463,15 @@ from one_event
 where {{ op }} = '{{ n.upsert }}'
 {% endmacro %}
 
+
+{#- The join hint of the fast rows' small sides (broadcast_hint): the affected keys (a) hold one row per key
+    of the new events, unless a killed run added its keys (then no bound: `a` is left to the engine), and
+    the held rows the fast rows join (h: each fast key's open version) one per fast key. `columns`: how
+    many of their columns the join reads. -#}
+{% macro _fast_keys_hint(args, aliases, columns) %}
+  {%- set small = aliases | reject('equalto', 'a') | list if args.run.killed else aliases -%}
+  {{ return(auto_cdc.broadcast_hint(small, args.run.new_events, columns) if small else '') }}
+{% endmacro %}
 
 {#- The columns an SCD2 fast-path event carries: the keys, the sequence and the output columns. -#}
 {% macro _scd2_event_columns(args) %}

@@ -26,3 +26,23 @@ def test_a_large_or_unknown_join_side_is_left_to_spark(rows, columns):
 def test_duckdb_and_postgres_get_no_hint():
     assert render_macro("dialect/expressions.sql", "{% macro default__broadcast_hint", "{#- Spark: a join",
                         "default__broadcast_hint(aliases, rows, columns)", aliases=["k"], rows=1, columns=1) == ""
+
+
+def fast_keys_hint(aliases, killed, new_events=100_000):
+    """paths.sql's _fast_keys_hint, with broadcast_hint shown as the aliases and the bound it is given."""
+    from types import SimpleNamespace
+    shown = SimpleNamespace(broadcast_hint=lambda a, rows, columns: f"BROADCAST({', '.join(a)}) <= {rows}")
+    return render_macro("builders/paths.sql", "{% macro _fast_keys_hint", "{#- The columns an SCD2 fast-path event",
+                        "_fast_keys_hint(args, aliases, 3)", globals={"auto_cdc": shown},
+                        args={"run": {"killed": killed, "new_events": new_events}}, aliases=aliases)
+
+
+def test_the_fast_rows_broadcast_the_affected_keys_and_open_versions_bounded_by_the_new_events():
+    assert fast_keys_hint(["a", "h"], killed=False) == "BROADCAST(a, h) <= 100000"
+    assert fast_keys_hint(["a"], killed=False, new_events=7) == "BROADCAST(a) <= 7"
+
+
+def test_after_a_killed_run_the_affected_keys_have_no_bound_and_are_left_to_spark():
+    # a killed run's keys join the affected keys: only the fast keys' open versions keep their bound
+    assert fast_keys_hint(["a", "h"], killed=True) == "BROADCAST(h) <= 100000"
+    assert fast_keys_hint(["a"], killed=True) == ""
