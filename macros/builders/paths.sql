@@ -350,7 +350,7 @@ left join versions v on {{ auto_cdc._eq(keys, 'v', 'a') }}
   {%- set rank = auto_cdc._q(n.rank) -%}
   {%- set fast_key = 'a.' ~ auto_cdc._q(n.fast) ~ ' and b.' ~ op ~ " <> '" ~ n.truncate ~ "'" -%}
   {%- set columns = auto_cdc._new_event_columns(args.plan.output, args, none) | join(', ') -%}
-  {%- set hint = auto_cdc._fast_keys_hint(args, ['a'], 3) -%}
+  {%- set hint = auto_cdc._fast_keys_hint(args, ['a'], (cfg.key_columns | length) + 2) -%}
 {#- a key with one new event: that event, by a join; a key with several: the latest #}
 select {{ hint }}{{ auto_cdc._new_event_columns(args.plan.output, args, 'b') | join(', ') }}
 from {{ args.rel.temp.new }} b
@@ -385,7 +385,7 @@ where {{ rank }} = 1 and {{ op }} = '{{ n.upsert }}'
     {%- do from_open.append(expr ~ ' as ' ~ auto_cdc._q(c)) -%}
   {%- endfor -%}
   {%- set several = 'a.' ~ fast ~ ' and a.' ~ auto_cdc._q(n.new_events) ~ ' > 1' -%}
-  {%- set hint = auto_cdc._fast_keys_hint(args, ['a'], 3) -%}
+  {%- set hint = auto_cdc._fast_keys_hint(args, ['a'], (cfg.key_columns | length) + 2) -%}
   {%- set events_sql -%}
     select {{ hint }}{{ from_open | join(', ') }}, '{{ n.upsert }}' as {{ op }}
     from {{ args.rel.temp.held }} h
@@ -464,12 +464,12 @@ where {{ op }} = '{{ n.upsert }}'
 {% endmacro %}
 
 
-{#- The join hint of the fast rows' small sides (broadcast_hint): the affected keys (a) hold one row per key
-    of the new events, unless a killed run added its keys (then no bound: `a` is left to the engine), and
-    the held rows the fast rows join (h: each fast key's open version) one per fast key. `columns`: how
-    many of their columns the join reads. -#}
+{#- The join hint of the fast rows' small sides (broadcast_hint): the affected keys (a), where their number
+    is bounded (_affected_keys_at_most; a killed run's keys are not), and the held rows the fast rows join
+    (h: each fast key's open version), one per fast key, so at most one per new event. `columns`: how many
+    of their columns the join reads. -#}
 {% macro _fast_keys_hint(args, aliases, columns) %}
-  {%- set small = aliases | reject('equalto', 'a') | list if args.run.killed else aliases -%}
+  {%- set small = aliases if auto_cdc._affected_keys_at_most(args) is not none else aliases | reject('equalto', 'a') | list -%}
   {{ return(auto_cdc.broadcast_hint(small, args.run.new_events, columns) if small else '') }}
 {% endmacro %}
 

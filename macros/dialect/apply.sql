@@ -367,6 +367,13 @@ where {{ op }} <> '{{ n.truncate }}'
 {%- endif %}
 {% endmacro %}
 
+{#- How many affected keys there are at most (affected_keys_sql), for the join hints of the tables of
+    them: the new events' keys, one per new event at most, unless a truncate or a killed run adds
+    others (none: no bound). -#}
+{% macro _affected_keys_at_most(args) %}
+  {{ return(none if args.run.truncates or args.run.killed else args.run.new_events) }}
+{% endmacro %}
+
 
 {#- The target's rows of the affected keys, read once (incremental runs: the first run has no target).
     An SCD2 key on the fast path contributes its open version only: the fast path never changes a
@@ -381,8 +388,7 @@ where {{ op }} <> '{{ n.truncate }}'
   {%- set n = auto_cdc._names() -%}
   {%- set where = conditions + (['not a.' ~ auto_cdc._q(n.fast) ~ ' or t.' ~ auto_cdc._q(n.end_at) ~ ' is null']
                                 if args.path.fast_path and args.cfg.scd == 2 else []) -%}
-  {#- the affected keys are the new events' unless a truncate or a killed run adds others -#}
-  {%- set keys_at_most = none if args.run.truncates or args.run.killed else args.run.new_events -%}
+  {%- set keys_at_most = auto_cdc._affected_keys_at_most(args) -%}
   {%- set keys = args.cfg.key_columns -%}
 {%- if args.path.held_first %}
 with touched as (
