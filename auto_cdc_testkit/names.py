@@ -16,6 +16,7 @@ NAMES = {
     "rank": "__auto_cdc_rank",
     "fast": "__auto_cdc_fast",
     "new_events": "__auto_cdc_new_events",
+    "held_at": "__auto_cdc_held_at",
     "fingerprint": "__auto_cdc_fp",
     "log_suffix": "__auto_cdc_log",
     "runs_suffix": "__auto_cdc_runs",

@@ -87,8 +87,10 @@
   {#- the affected keys, and which of them take the fast path (macros/builders/paths.sql) -#}
   {%- set fast = incremental and not args.run.truncates and auto_cdc.fast_path_applies(args) -%}
   {#- SCD type 1: the affected keys are the new events' (no killed run adds any), each with all its rows
-      in held whatever its path, so held is read first and the classification reads it, not the target -#}
-  {%- set held_first = fast and args.cfg.scd == 1 and not args.run.killed -%}
+      in held whatever its path, so held is read first and the classification reads it, not the target
+      (on an unedited target the classification reads no row of the target: held comes after it, and
+      from the log where every key takes the fast path, held_from_log_applies) -#}
+  {%- set held_first = fast and args.cfg.scd == 1 and not args.run.killed and not args.run.unedited -%}
   {%- set args = auto_cdc._with(args, {'path': auto_cdc._batch_path(args, incremental, held_first=held_first)}) -%}
   {%- set create_affected = ([auto_cdc.create_temp_table_sql(temp.held, auto_cdc.held_rows_sql(args))] if held_first else [])
         + [auto_cdc.create_temp_table_sql(temp.affected, auto_cdc.classified_keys_sql(args) if fast else auto_cdc.affected_keys_sql(args))] -%}
@@ -170,13 +172,16 @@
       no_replay      every key takes the fast path: nothing is replayed;
       history_ready  the replayed keys' events are read from the log once, into rel.temp.history,
                      and every later step reads them there (not bitemporal, which reads the log
-                     once per system time). -#}
+                     once per system time);
+      held_from_log  every key takes the fast path on an unedited target, and the rows it holds are
+                     known from the log without reading the target (held_from_log_applies). -#}
 {% macro _batch_path(args, incremental, has_edits=false, fast=false, replay=none, held_first=false) %}
   {%- set keys_sorted = replay is not none -%}
   {{ return({'incremental': incremental, 'has_edits': has_edits, 'fast_path': fast, 'held_first': held_first,
              'replay_keys': '(select ' ~ auto_cdc._cols(args.cfg.key_columns) ~ ' from ' ~ args.rel.temp.affected
                             ~ ' where not ' ~ auto_cdc._q(auto_cdc._names().fast) ~ ')' if fast else none,
              'no_replay': keys_sorted and not replay,
+             'held_from_log': keys_sorted and not replay and auto_cdc.held_from_log_applies(args),
              'history_ready': keys_sorted and replay and args.cfg.scd != 'bitemporal'}) }}
 {% endmacro %}
 

@@ -10,7 +10,8 @@
       is checked by the fingerprint the log keeps of each upsert (row_fingerprint_sql). Where the
       engine keeps the target's commit history (Delta) and no one but the model's runs has changed
       its rows since the last run, they are the rows the log yields, and that check is skipped
-      (unedited_target_version).
+      (unedited_target_version); when every key then takes the fast path, the rows they hold are
+      taken from the log as well, and the run reads no row of the target (held_from_log_applies).
   Every other affected key is replayed from its whole history in the log. The fast path's rows:
     - SCD type 1: the latest new event of each key; a delete leaves no row (the log keeps it as the
       tombstone);
@@ -72,6 +73,8 @@
   {#- no one but the model's runs has changed the target's rows since the last run (apply.sql): they are
       the rows the log yields, and no row of the target is compared with the log -#}
   {%- set unedited = args.run.get('unedited', false) -%}
+  {#- and where every key then takes the fast path, the rows the keys hold follow from the log (held_at) -#}
+  {%- set held_from_log = auto_cdc.held_from_log_applies(args) -%}
 {#- the keys of the new events, each with how many it has (the fast rows take a key with one new event
     by a join) -#}
 with touched as (
@@ -266,7 +269,9 @@ versions as (
 )
 {%- endif %}
 {#- every side joined to the affected keys holds a row per key of the batch at most -#}
-{%- set small = ['k', 'lt'] + ([] if unedited else ['h', 'x'] + (['v'] if open_only else [])) %}
+{%- set small = ['k', 'lt'] + (['x'] if held_from_log else []) + ([] if unedited else ['h', 'x'] + (['v'] if open_only else [])) %}
+{%- set x_seq = [] -%}
+{%- for c in seqs -%}{%- do x_seq.append('x.' ~ auto_cdc._q(c)) -%}{%- endfor %}
 select {{ auto_cdc.broadcast_hint(small, args.get('batch_rows'), (narrow | length) + 6) }}
   {{ auto_cdc._cols(keys, 'a') }},
   case
@@ -285,12 +290,20 @@ select {{ auto_cdc.broadcast_hint(small, args.get('batch_rows'), (narrow | lengt
     else true
   end as {{ auto_cdc._q(n.fast) }},
   k.{{ new_events }}
+  {%- if held_from_log %},
+  {#- the sequence of the key's last applied event where it left a row in the target (SCD2: the open
+      version, which it started where every upsert opens one): on an unedited target, the row the
+      key holds (_held_from_log_sql) -#}
+  case when x.{{ k0 }} is not null then {{ auto_cdc.seq_value_sql(x_seq, args) }} end as {{ auto_cdc._q(n.held_at) }}
+  {%- endif %}
 from all_keys a
 left join touched k on {{ auto_cdc._eq(keys, 'k', 'a') }}
 left join (select distinct * from late) lt on {{ auto_cdc._eq(keys, 'lt', 'a') }}
+{%- if held_from_log or not unedited %}
+left join expected x on {{ auto_cdc._eq(keys, 'x', 'a') }}
+{%- endif %}
 {%- if not unedited %}
 left join held h on {{ auto_cdc._eq(keys, 'h', 'a') }}
-left join expected x on {{ auto_cdc._eq(keys, 'x', 'a') }}
 {%- if open_only %}
 left join versions v on {{ auto_cdc._eq(keys, 'v', 'a') }}
 {%- endif %}
@@ -312,6 +325,49 @@ left join versions v on {{ auto_cdc._eq(keys, 'v', 'a') }}
     {{ return(seqs | reject('in', args.plan.target_columns) | list | length == 0) }}
   {%- endif -%}
   {{ return(auto_cdc._every_upsert_opens(args)) }}
+{% endmacro %}
+
+
+{#- Whether the rows every fast-path key holds are known without reading the target, so that the run
+    reads none of it (its held rows come from the classification, _held_from_log_sql): every affected
+    key takes the fast path (args.path.no_replay) on an unedited target (apply.sql), whose rows are the
+    ones the log yields, where
+      - each key's row after the run replaces the one it held (fast_rows_replace_held): SCD type 1 writes
+        the new row whole over it, SCD type 2 closes the open version, which it held as it was, and
+        changes nothing else of it (merge_changes_sql then updates its __END_AT alone);
+      - the target's write is one MERGE on the row key that returns its counts (merge_returns_counts), and
+        no change table beside the target records the rows (keeps_change_table): nothing else reads the
+        held rows' values; and
+      - this run changes no column (the target's columns and the log's are those the classification read).
+    A key holds a row exactly when its last applied event is an upsert after the last truncate (on SCD
+    type 2 its open version, started at that event's sequence, since every upsert opens one). -#}
+{% macro held_from_log_applies(args) %}
+  {%- set plan = args.plan -%}
+  {{ return(args.run.get('unedited', false) and args.cfg.scd in (1, 2) and auto_cdc.fast_rows_replace_held(args)
+            and not (plan.add_columns or plan.drop_columns or plan.widen_columns)
+            and auto_cdc.merge_returns_counts()
+            and not (config.get('change_data_feed', false) and auto_cdc.keeps_change_table())) }}
+{% endmacro %}
+
+{#- The held rows where the log tells them (held_from_log_applies): each fast-path key that holds a row,
+    with its row key (SCD type 2: its open version's __START_AT, at the classification's held_at) and no
+    other value: nothing reads them. -#}
+{% macro _held_from_log_sql(args) %}
+  {%- set n = auto_cdc._names() -%}
+  {%- set held_at = 'a.' ~ auto_cdc._q(n.held_at) -%}
+  {%- set columns = [] -%}
+  {%- for c in args.plan.target_columns -%}
+    {%- if c in args.cfg.key_columns -%}
+      {%- do columns.append('a.' ~ auto_cdc._q(c)) -%}
+    {%- elif c == n.start_at -%}
+      {%- do columns.append(held_at ~ ' as ' ~ auto_cdc._q(c)) -%}
+    {%- else -%}
+      {%- do columns.append('cast(null as ' ~ args.plan.types.target[c] ~ ') as ' ~ auto_cdc._q(c)) -%}
+    {%- endif -%}
+  {%- endfor -%}
+select {{ columns | join(', ') }}, a.{{ auto_cdc._q(n.fast) }}
+from {{ args.rel.temp.affected }} a
+where a.{{ auto_cdc._q(n.fast) }} and {{ held_at }} is not null
 {% endmacro %}
 
 

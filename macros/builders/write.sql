@@ -11,7 +11,11 @@
   {%- set s, m, c = auto_cdc._alias('s'), auto_cdc._alias('m'), auto_cdc._alias('c') -%}
   {%- set upsert = auto_cdc._q(auto_cdc._names().internal_prefix ~ 'upsert') -%}
   {%- set updated = [] -%}
-  {%- for col in args.plan.target_columns if col not in pk -%}
+  {#- held rows known from the log carry their row key alone; an SCD2 missing row with one is its open
+      version closed, as it was but its __END_AT (held_from_log_applies) -#}
+  {%- set n = auto_cdc._names() -%}
+  {%- set closes_only = args.path.get('held_from_log') and args.cfg.scd == 2 -%}
+  {%- for col in ([n.end_at] if closes_only else args.plan.target_columns) if col not in pk -%}
     {%- do updated.append(auto_cdc._q(col) ~ ' = ' ~ c ~ '.' ~ auto_cdc._q(col)) -%}
   {%- endfor -%}
   {%- set values = [] -%}

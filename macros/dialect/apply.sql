@@ -379,8 +379,9 @@ where {{ op }} <> '{{ n.truncate }}'
     An SCD2 key on the fast path contributes its open version only: the fast path never changes a
     closed version, so reading them would make the run's cost grow with the key's history. Where the
     run reads them before it sorts its keys into paths (args.path.held_first, SCD type 1), the keys
-    are the new events'. -#}
+    are the new events'. Where the log tells them (args.path.held_from_log), the target is not read. -#}
 {% macro held_rows_sql(args) %}
+  {%- if args.path.get('held_from_log') -%}{{ return(auto_cdc._held_from_log_sql(args)) }}{%- endif -%}
   {{ return(adapter.dispatch('held_rows_sql', 'auto_cdc')(args)) }}
 {% endmacro %}
 

@@ -190,12 +190,23 @@ def check_cursor_types(p: Project) -> list[str]:
     return failures
 
 
-def install_change_feeds(p: Project) -> dict:
+# On Delta, the change feed's targets again with the sequence column shown (tracked, for SCD2): each key's row
+# after a run then replaces the one it held, and a run whose keys all take the fast path (the second) takes the
+# rows they hold from the log, not the target (held_from_log_applies); their feeds and rows are the others'
+SEQ_SHOWN = {"cdf_scd1_seq": "cdf_scd1", "cdf_scd2_seq": "cdf_scd2"}
+
+
+def install_change_feeds(p: Project, file_format: str) -> dict:
     """test_changes.py's feed over an SCD1 and an SCD2 target with change_data_feed, each with a
-    downstream model that rebuilds it from table_changes (it catches up in the last run)."""
+    downstream model that rebuilds it from table_changes (it catches up in the last run); on Delta, the
+    two targets with the sequence shown too (SEQ_SHOWN)."""
     p.table("cdf_feed", fx.CDF_COLUMNS)
     p.feed_model("cdf_scd1", "cdf_feed", **fx.CDF_CONFIG)
     p.feed_model("cdf_scd2", "cdf_feed", **fx.CDF_CONFIG, stored_as_scd_type=2)
+    if file_format == "delta":
+        shown = {**fx.CDF_CONFIG, "except_column_list": ["op"]}
+        p.feed_model("cdf_scd1_seq", "cdf_feed", **shown)
+        p.feed_model("cdf_scd2_seq", "cdf_feed", **shown, stored_as_scd_type=2)
     start, end = "{{ adapter.quote('__START_AT') }}", "{{ adapter.quote('__END_AT') }}"
     p.model("cdf_scd1_copy", fx.CDF_DOWNSTREAM_SQL.format(cols="id, a", up="cdf_scd1"), keys=["id"],
             **fx.CDF_DOWNSTREAM_CONFIG)
@@ -220,7 +231,7 @@ def check_paths(p: Project) -> list[str]:
     """On Delta, the change feed's keys take the paths they take on DuckDB and Postgres: in its second run
     all three keys follow their last events (the fast path), in its third the late event replays key 1."""
     failures = []
-    for name in ("cdf_scd1", "cdf_scd2"):
+    for name in ("cdf_scd1", "cdf_scd2", *SEQ_SHOWN):
         runs = sorted((r["run_id"], r["fast_keys"], r["replayed_keys"]) for r in p.rows(name + "__auto_cdc_runs"))
         if runs[1:3] != [(2, 3, 0), (3, 0, 1)]:
             failures.append(f"{name}: (run, fast keys, replayed keys) {runs}, expected runs 2 and 3 (2, 3, 0), (3, 0, 1)")
@@ -233,9 +244,10 @@ def check_paths(p: Project) -> list[str]:
 CDF_METRICS = {"cdf_scd1": [(1, 2, 0), (2, 2, 1), (3, 0, 0)], "cdf_scd2": [(1, 2, 0), (2, 4, 0), (3, 2, 0)]}
 
 
-def check_metrics(p: Project) -> list[str]:
+def check_metrics(p: Project, file_format: str) -> list[str]:
     failures = []
-    for name, expected in CDF_METRICS.items():
+    shown = [(name, CDF_METRICS[up]) for name, up in SEQ_SHOWN.items()] if file_format == "delta" else []
+    for name, expected in [*CDF_METRICS.items(), *shown]:
         runs = sorted((r["run_id"], r["num_upserted_rows"], r["num_deleted_rows"]) for r in p.rows(name + "__auto_cdc_runs"))
         if runs[:3] != expected:
             failures.append(f"{name}: (run, num_upserted_rows, num_deleted_rows) {runs}, expected {expected} first")
@@ -244,11 +256,15 @@ def check_metrics(p: Project) -> list[str]:
 
 def check_change_feeds(p: Project, file_format: str) -> list[str]:
     failures = []
+    shown = {up: name for name, up in SEQ_SHOWN.items()} if file_format == "delta" else {}
     for name, expected, extra in [("cdf_scd1", fx.CDF_SCD1_CHANGES, []),
                                   ("cdf_scd2", fx.CDF_SCD2_CHANGES, ["__START_AT", "__END_AT"])]:
-        actual = sorted_rows(change_feed_rows(p, name, file_format), ["id", "a"] + extra + ["_change_type", "_commit_version"])
-        if actual != ordered(expected):
-            failures.append(f"{name} change feed: got {actual}, expected {ordered(expected)}")
+        for model in [name] + ([shown[name]] if name in shown else []):
+            actual = sorted_rows(change_feed_rows(p, model, file_format), ["id", "a"] + extra + ["_change_type", "_commit_version"])
+            if actual != ordered(expected):
+                failures.append(f"{model} change feed: got {actual}, expected {ordered(expected)}")
+        if name in shown and target_rows(p, shown[name], ["id", "a"] + extra) != target_rows(p, name, ["id", "a"] + extra):
+            failures.append(f"{shown[name]} differs from {name}: {target_rows(p, shown[name], ['id', 'a'] + extra)}")
     if file_format == "delta" and "cdf_scd1__auto_cdc_changes" in [r["tableName"] for r in p._spark_read(
             {"q": f"show tables in `{p.schema}`"})["q"]]:
         failures.append("a Delta target with change_data_feed has a change feed table beside it")
@@ -359,7 +375,7 @@ def check_unedited(p: Project) -> list[str]:
     second run) leaves it unrecorded from then on, and each later run compares the target with the log."""
     failures = []
     for name, recorded in (("cdf_scd2", [True, True, True, True]), ("he1", [True, False, False, False]),
-                           ("he2", [True, False, False, False])):
+                           ("he2", [True, False, False, False]), *((name, [True] * 4) for name in SEQ_SHOWN)):
         runs = sorted((r["run_id"], r["target_version"] is not None) for r in p.rows(name + "__auto_cdc_runs"))
         if [v for _, v in runs[:4]] != recorded:
             failures.append(f"{name}: (run, target version recorded) {runs}, expected {recorded} for runs 1-4")
@@ -386,7 +402,7 @@ def test_examples_and_generated_cases_on_spark_equal_the_expected_tables(file_fo
     dml = install_hand_edits(p) if file_format == "delta" else {"steps": {}, "checks": {}}
     for case in batch:
         case.install(p)
-    change_feeds = install_change_feeds(p)
+    change_feeds = install_change_feeds(p, file_format)
     cursors = install_cursor_types(p)
     p.table("sc_feed", SCHEMA_FEED, [(1, 1, "U", "a", "e", None)])
     schema_models(p, "id, seq, op, a, extra")
@@ -408,12 +424,12 @@ def test_examples_and_generated_cases_on_spark_equal_the_expected_tables(file_fo
     failures += check_erase(p) if file_format == "delta" else []
     p.read_all(side_tables=(["cdf_scd1__auto_cdc_changes", "cdf_scd2__auto_cdc_changes"] if file_format == "parquet"
                             else ["er__auto_cdc_log", "cdf_scd1__auto_cdc_runs", "cdf_scd2__auto_cdc_runs",
-                                  "he1__auto_cdc_runs", "he2__auto_cdc_runs"])
+                                  "he1__auto_cdc_runs", "he2__auto_cdc_runs"] + [n + "__auto_cdc_runs" for n in SEQ_SHOWN])
                + [name + "__auto_cdc_runs" for name in CURSOR_MODELS])
     failures += check_change_feeds(p, file_format)
     failures += check_cursor_types(p)
     failures += check_paths(p) + check_unedited(p) if file_format == "delta" else []
-    failures += check_metrics(p)
+    failures += check_metrics(p, file_format)
     if file_format == "delta":  # no bucket column on Delta targets, and they are Delta tables
         if "__auto_cdc_bucket" in p.rows("e4_bitemporal")[0]:
             failures.append("a Delta target has the parquet path's bucket column")
