@@ -75,6 +75,8 @@
   {%- set unedited = args.run.get('unedited', false) -%}
   {#- and where every key then takes the fast path, the rows the keys hold follow from the log (held_at) -#}
   {%- set held_from_log = auto_cdc.held_from_log_applies(args) -%}
+  {#- each key's last applied upsert (expected) is joined for either: the comparison, or held_at -#}
+  {%- set joins_expected = held_from_log or not unedited -%}
 {#- the keys of the new events, each with how many it has (the fast rows take a key with one new event
     by a join) -#}
 with touched as (
@@ -269,7 +271,7 @@ versions as (
 )
 {%- endif %}
 {#- every side joined to the affected keys holds a row per key of the batch at most -#}
-{%- set small = ['k', 'lt'] + (['x'] if held_from_log else []) + ([] if unedited else ['h', 'x'] + (['v'] if open_only else [])) %}
+{%- set small = ['k', 'lt'] + (['x'] if joins_expected else []) + ([] if unedited else ['h'] + (['v'] if open_only else [])) %}
 {%- set x_seq = [] -%}
 {%- for c in seqs -%}{%- do x_seq.append('x.' ~ auto_cdc._q(c)) -%}{%- endfor %}
 select {{ auto_cdc.broadcast_hint(small, args.get('batch_rows'), (narrow | length) + 6) }}
@@ -299,7 +301,7 @@ select {{ auto_cdc.broadcast_hint(small, args.get('batch_rows'), (narrow | lengt
 from all_keys a
 left join touched k on {{ auto_cdc._eq(keys, 'k', 'a') }}
 left join (select distinct * from late) lt on {{ auto_cdc._eq(keys, 'lt', 'a') }}
-{%- if held_from_log or not unedited %}
+{%- if joins_expected %}
 left join expected x on {{ auto_cdc._eq(keys, 'x', 'a') }}
 {%- endif %}
 {%- if not unedited %}
