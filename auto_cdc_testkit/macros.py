@@ -15,13 +15,14 @@ def _return(value):
     raise _Returned(value)
 
 
-def render_macro(path: str, start: str, end: str, call: str, globals: dict | None = None, **values):
-    """What the macro source between the markers `start` and `end` of macros/`path` returns when
-    `call` (a Jinja expression over `values`) is evaluated."""
+def render_macro(path: str, start: str, end: str | None, call: str, globals: dict | None = None, **values):
+    """What the macro source between the markers `start` and `end` (none: the file's end) of
+    macros/`path` returns when `call` (a Jinja expression over `values`) is evaluated."""
     import jinja2
 
     body = (MACROS / path).read_text()
-    source = body[body.index(start):body.index(end)]
+    first = body.index(start)
+    source = body[first:body.index(end, first) if end else len(body)]
     env = jinja2.Environment(extensions=["jinja2.ext.do"])
     env.globals.update({"return": _return, **(globals or {})})
     try:

@@ -374,6 +374,34 @@ where {{ op }} <> '{{ n.truncate }}'
   {{ return(none if args.run.truncates or args.run.killed else args.run.new_events) }}
 {% endmacro %}
 
+{#- The affected keys as SQL literals, for the target's side of the MERGE's join (merge_changes_sql): a
+    select item over the affected keys' table (affected_keys_sql) that returns them comma-separated,
+    read with the count of each path; or none where the engine takes no such list. -#}
+{% macro target_key_list_sql(args) %}
+  {{ return(adapter.dispatch('target_key_list_sql', 'auto_cdc')(args)) }}
+{% endmacro %}
+
+{% macro default__target_key_list_sql(args) %}
+  {{ return(none) }}
+{% endmacro %}
+
+{#- Spark with MERGE (Delta): a MERGE that inserts as well as updates joins its source with the target
+    files it touches keeping every source row (Delta's left outer join, the source on the left), a join
+    Spark cannot broadcast the source into: it shuffles every row of those files, and a batch's keys
+    touch every file. With the keys also listed on the target's side of the ON clause, Spark drops the
+    other rows as it reads them (and Delta skips the files whose key range holds none). The list costs
+    its parsing, about as much as it saves at 30,000 keys: up to 10,000 keys of one integer column
+    (docs/benchmarks.md, "The target's side of the MERGE"). -#}
+{% macro spark__target_key_list_sql(args) %}
+  {%- set keys = args.cfg.key_columns -%}
+  {%- set at_most = auto_cdc._affected_keys_at_most(args) -%}
+  {%- if keys | length != 1 or at_most is none or at_most > 10000 or not auto_cdc._spark_has_merge() -%}{{ return(none) }}{%- endif -%}
+  {%- set types = args.plan.types.get('target') or {} -%}
+  {%- set name = auto_cdc._resolve_column(keys[0], types.keys() | list) -%}
+  {%- if name is none or (types[name] | lower) not in ['tinyint', 'smallint', 'int', 'bigint'] -%}{{ return(none) }}{%- endif -%}
+  {{ return("concat_ws(',', collect_list(cast(" ~ auto_cdc._q(keys[0]) ~ ' as string)))') }}
+{% endmacro %}
+
 
 {#- The target's rows of the affected keys, read once (incremental runs: the first run has no target).
     An SCD2 key on the fast path contributes its open version only: the fast path never changes a
