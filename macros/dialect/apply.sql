@@ -389,9 +389,9 @@ where {{ op }} <> '{{ n.truncate }}'
     files it touches keeping every source row (Delta's left outer join, the source on the left), a join
     Spark cannot broadcast the source into: it shuffles every row of those files, and a batch's keys
     touch every file. With the keys also listed on the target's side of the ON clause, Spark drops the
-    other rows as it reads them (and Delta skips the files whose key range holds none). The list costs
-    its parsing, about as much as it saves at 30,000 keys: up to 10,000 keys of one integer column
-    (docs/benchmarks.md, "The target's side of the MERGE"). -#}
+    other rows as it reads them, before the join. The list costs its parsing and planning, about as
+    much as it saves at 30,000 keys: up to 10,000 keys of one integer column (docs/benchmarks.md, "The
+    target's side of the MERGE"). -#}
 {% macro spark__target_key_list_sql(args) %}
   {%- set keys = args.cfg.key_columns -%}
   {%- set at_most = auto_cdc._affected_keys_at_most(args) -%}
