@@ -94,20 +94,20 @@
   {%- set args = auto_cdc._with(args, {'path': auto_cdc._batch_path(args, incremental, held_first=held_first)}) -%}
   {%- set create_affected = ([auto_cdc.create_temp_table_sql(temp.held, auto_cdc.held_rows_sql(args))] if held_first else [])
         + [auto_cdc.create_temp_table_sql(temp.affected, auto_cdc.classified_keys_sql(args) if fast else auto_cdc.affected_keys_sql(args))] -%}
-  {%- set replay, target_keys = true, none -%}
+  {%- set replay, target_filter = true, none -%}
   {%- if fast -%}
-    {#- with the counts, the affected keys as literals where the engine's MERGE takes them (target_key_list_sql) -#}
-    {%- set key_list = auto_cdc.target_key_list_sql(args) -%}
+    {#- with the counts, a condition on the target's keys where the engine's MERGE takes one (target_key_filter_sql) -#}
+    {%- set key_filter = auto_cdc.target_key_filter_sql(args) -%}
     {%- set paths = auto_cdc._run_then_query(create_affected, 'select count(case when ' ~ auto_cdc._q(n.fast) ~ ' then 1 end), count(*)'
-          ~ (', ' ~ key_list if key_list else '') ~ ' from ' ~ temp.affected).rows[0] -%}
+          ~ (', ' ~ key_filter if key_filter else '') ~ ' from ' ~ temp.affected).rows[0] -%}
     {%- do metrics.update({'fast_keys': paths[0] | int, 'replayed_keys': (paths[1] | int) - (paths[0] | int)}) -%}
     {%- set replay = metrics.replayed_keys > 0 -%}
-    {%- set target_keys = paths[2] if key_list and paths[2] else none -%}
+    {%- set target_filter = auto_cdc.target_key_filter(args, paths[2]) if key_filter and paths[2] else none -%}
   {%- else -%}
     {% do auto_cdc._run_statements(create_affected) %}
     {%- do metrics.update({'replayed_keys': '(select count(*) from ' ~ temp.affected ~ ')'}) -%}
   {%- endif -%}
-  {%- set args = auto_cdc._with(args, {'path': auto_cdc._batch_path(args, incremental, has_edits, fast, replay, held_first, target_keys)}) -%}
+  {%- set args = auto_cdc._with(args, {'path': auto_cdc._batch_path(args, incremental, has_edits, fast, replay, held_first, target_filter)}) -%}
   {#- the replayed keys' events (the log is read once) and the affected keys' target rows -#}
   {%- if args.path.history_ready -%}
     {#- args.logged holds every event of the replayed keys unless a truncate or a killed run added keys
@@ -179,12 +179,12 @@
                      once per system time);
       held_from_log  every key takes the fast path on an unedited target, and the rows it holds are
                      known from the log without reading the target (held_from_log_applies);
-      target_keys    the affected keys as a comma-separated list of SQL literals, for the target's side
-                     of the MERGE's join (target_key_list_sql), or none. -#}
-{% macro _batch_path(args, incremental, has_edits=false, fast=false, replay=none, held_first=false, target_keys=none) %}
+      target_filter  a condition every affected key's rows of the target (alias t) meet, for the
+                     target's side of the MERGE's join (target_key_filter_sql), or none. -#}
+{% macro _batch_path(args, incremental, has_edits=false, fast=false, replay=none, held_first=false, target_filter=none) %}
   {%- set keys_sorted = replay is not none -%}
   {{ return({'incremental': incremental, 'has_edits': has_edits, 'fast_path': fast, 'held_first': held_first,
-             'target_keys': target_keys,
+             'target_filter': target_filter,
              'replay_keys': '(select ' ~ auto_cdc._cols(args.cfg.key_columns) ~ ' from ' ~ args.rel.temp.affected
                             ~ ' where not ' ~ auto_cdc._q(auto_cdc._names().fast) ~ ')' if fast else none,
              'no_replay': keys_sorted and not replay,

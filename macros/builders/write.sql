@@ -6,8 +6,9 @@
 {#- The MERGE of the stale and missing rows. With `inserts` false, of the missing rows only those that
     replace a stale row (same row key) and no insert: the caller inserts the others. `counts.at_most`
     (_change_counts): at most how many rows its source has, for the engine's join hint. Where the
-    run listed the affected keys (args.path.target_keys, target_key_list_sql), the target's rows must
-    also have one of them: every source row has, so the rows matched are the same. -#}
+    run has a condition on the affected keys (args.path.target_filter, target_key_filter_sql), the
+    target's rows must also meet it: every affected key's rows do, and every source row has an
+    affected key, so the rows matched are the same. -#}
 {% macro merge_changes_sql(args, counts=none, inserts=true) %}
   {%- set pk = auto_cdc._row_key(args) -%}
   {%- set s, m, c = auto_cdc._alias('s'), auto_cdc._alias('m'), auto_cdc._alias('c') -%}
@@ -37,7 +38,7 @@ using ({% if hint %}select {{ hint }}* from ({% endif %}
   where not exists (select 1 from {{ args.rel.temp.missing }} {{ m }} where {{ auto_cdc._eq(pk, m, s) }})
 {% if hint %}) {{ c }}{% endif %}) as {{ c }}
 on {{ auto_cdc._eq(pk, 't', c) }}
-{%- if args.path.get('target_keys') %} and t.{{ auto_cdc._q(args.cfg.key_columns[0]) }} in ({{ args.path.target_keys }}){% endif %}
+{%- if args.path.get('target_filter') %} and {{ args.path.target_filter }}{% endif %}
 {%- if updated %}
 when matched and {{ c }}.{{ upsert }} = 1 then update set {{ updated | join(', ') }}
 {%- endif %}

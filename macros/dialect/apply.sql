@@ -79,12 +79,17 @@
     else's. A commit of anyone else that changes rows (an UPDATE, DELETE, MERGE, INSERT or RESTORE by
     hand, an erase_keys, a run killed after its MERGE) leaves every later run of the model comparing
     until --full-refresh: the model's rows outside a run's keys may have changed, and a later run would
-    not look at them. -#}
+    not look at them. The history's rows carry each commit's parameters, a MERGE's condition with its
+    key filter among them (target_key_filter_sql, up to about 300 KB): the newest 5 commits are read
+    first, and 100 only where `since` is older than those. -#}
 {% macro spark__unedited_target_version(args, since, writes) %}
   {%- if auto_cdc._spark_format() != 'delta' -%}{{ return(none) }}{%- endif -%}
   {%- set rowless = ['OPTIMIZE', 'VACUUM START', 'VACUUM END', 'SET TBLPROPERTIES', 'UNSET TBLPROPERTIES', 'ADD COLUMNS', 'REORG'] -%}
-  {%- set history = auto_cdc._query('describe history ' ~ args.rel.target ~ ' limit 100') -%}
   {%- set first = since if since is not none else 0 -%}
+  {%- set history = auto_cdc._query('describe history ' ~ args.rel.target ~ ' limit 5') -%}
+  {%- if history.rows | length == 5 and (history.rows[4]['version'] | int) > first -%}
+    {%- set history = auto_cdc._query('describe history ' ~ args.rel.target ~ ' limit 100') -%}
+  {%- endif -%}
   {%- set found = {'anchor': false, 'writes': 0, 'latest': none} -%}
   {%- for row in history.rows -%}
     {%- set version, operation = row['version'] | int, row['operation'] -%}
@@ -374,32 +379,76 @@ where {{ op }} <> '{{ n.truncate }}'
   {{ return(none if args.run.truncates or args.run.killed else args.run.new_events) }}
 {% endmacro %}
 
-{#- The affected keys as SQL literals, for the target's side of the MERGE's join (merge_changes_sql): a
-    select item over the affected keys' table (affected_keys_sql) that returns them comma-separated,
-    read with the count of each path; or none where the engine takes no such list. -#}
-{% macro target_key_list_sql(args) %}
-  {{ return(adapter.dispatch('target_key_list_sql', 'auto_cdc')(args)) }}
+{#- A condition on the target's rows (alias t) that every affected key's rows meet and most others fail,
+    for the target's side of the MERGE's join (merge_changes_sql): target_key_filter_sql is a select
+    item over the affected keys' table (affected_keys_sql), read with the count of each path, and
+    target_key_filter(args, value) the condition made of its value; none where the engine takes none. -#}
+{% macro target_key_filter_sql(args) %}
+  {{ return(adapter.dispatch('target_key_filter_sql', 'auto_cdc')(args)) }}
 {% endmacro %}
 
-{% macro default__target_key_list_sql(args) %}
+{% macro default__target_key_filter_sql(args) %}
+  {{ return(none) }}
+{% endmacro %}
+
+{% macro target_key_filter(args, value) %}
+  {{ return(adapter.dispatch('target_key_filter', 'auto_cdc')(args, value)) }}
+{% endmacro %}
+
+{% macro default__target_key_filter(args, value) %}
   {{ return(none) }}
 {% endmacro %}
 
 {#- Spark with MERGE (Delta): a MERGE that inserts as well as updates joins its source with the target
     files it touches keeping every source row (Delta's left outer join, the source on the left), a join
     Spark cannot broadcast the source into: it shuffles every row of those files, and a batch's keys
-    touch every file. With the keys also listed on the target's side of the ON clause, Spark drops the
-    other rows as it reads them, before the join. The list costs its parsing and planning, about as
-    much as it saves at 30,000 keys: up to 10,000 keys of one integer column (docs/benchmarks.md, "The
-    target's side of the MERGE"). -#}
-{% macro spark__target_key_list_sql(args) %}
+    touch every file. With a condition on the target's key in the ON clause as well, Spark drops the
+    other rows as it reads them, before the join. The key is one integer column, and a run affects at
+    most 100,000 keys (_affected_keys_at_most). Up to 10,000 keys the condition lists them (`list`);
+    a list costs its parsing and planning, about as much as it saves at 30,000 keys. Above, it reads
+    a bitmap of `slots` bits (a prime at least 8 times the keys; seven bits a byte, so that each byte
+    reads as an ASCII character): the bit of key k is k modulo `slots`, so the keys of a range as wide
+    as `slots` take one bit each, and about one row in eight of the others passes where the batch
+    takes as many keys as it may (docs/benchmarks.md, "The target's side of the MERGE" and "Above
+    10,000 keys: a bitmap of the keys on the target's side"). -#}
+{% macro _spark_key_filter(args) %}
   {%- set keys = args.cfg.key_columns -%}
   {%- set at_most = auto_cdc._affected_keys_at_most(args) -%}
-  {%- if keys | length != 1 or at_most is none or at_most > 10000 or not auto_cdc._spark_has_merge() -%}{{ return(none) }}{%- endif -%}
+  {%- if keys | length != 1 or at_most is none or at_most > 100000 or not auto_cdc._spark_has_merge() -%}{{ return(none) }}{%- endif -%}
   {%- set types = args.plan.types.get('target') or {} -%}
   {%- set name = auto_cdc._resolve_column(keys[0], types.keys() | list) -%}
   {%- if name is none or (types[name] | lower) not in ['tinyint', 'smallint', 'int', 'bigint'] -%}{{ return(none) }}{%- endif -%}
-  {{ return("concat_ws(',', collect_list(cast(" ~ auto_cdc._q(keys[0]) ~ ' as string)))') }}
+  {%- if at_most <= 10000 -%}{{ return({'key': auto_cdc._q(keys[0]), 'list': true}) }}{%- endif -%}
+  {%- for slots in [131071, 262139, 524287, 1048573] if slots >= 8 * at_most -%}
+    {{ return({'key': auto_cdc._q(keys[0]), 'slots': slots}) }}
+  {%- endfor -%}
+{% endmacro %}
+
+{#- The list: the keys comma-separated. The bitmap: its bytes in hex, from each byte's bits (b, v) in
+    order, every byte no key sets written as 00. -#}
+{% macro spark__target_key_filter_sql(args) %}
+  {%- set f = auto_cdc._spark_key_filter(args) -%}
+  {%- if not f -%}{{ return(none) }}{%- endif -%}
+  {%- if f.list -%}{{ return("concat_ws(',', collect_list(cast(" ~ f.key ~ ' as string)))') }}{%- endif -%}
+  {%- set bytes = (f.slots + 6) // 7 -%}
+  {%- set sql -%}
+(select concat(
+    array_join(transform(bs, (x, j) -> concat(repeat('00', cast(x.b - if(j = 0, -1, bs[j - 1].b) - 1 as int)), lpad(hex(x.v), 2, '0'))), ''),
+    repeat('00', cast({{ bytes - 1 }} - if(size(bs) = 0, -1, bs[size(bs) - 1].b) as int)))
+  from (select array_sort(collect_list(struct(b, v))) as bs
+        from (select cast(div(p, 7) as int) as b, bit_or(shiftleft(1, cast(p % 7 as int))) as v
+              from (select pmod({{ f.key }}, {{ f.slots }}) as p from {{ args.rel.temp.affected }}) as k
+              group by 1) as g) as a)
+  {%- endset -%}
+  {{ return(sql) }}
+{% endmacro %}
+
+{% macro spark__target_key_filter(args, value) %}
+  {%- set f = auto_cdc._spark_key_filter(args) -%}
+  {%- if f.list -%}{{ return('t.' ~ f.key ~ ' in (' ~ value ~ ')') }}{%- endif -%}
+  {%- set p = 'pmod(t.' ~ f.key ~ ', ' ~ f.slots ~ ')' -%}
+  {{ return("(shiftright(ascii(cast(substr(X'" ~ value ~ "', cast(div(" ~ p ~ ', 7) as int) + 1, 1) as string)), cast('
+            ~ p ~ ' % 7 as int)) & 1) = 1') }}
 {% endmacro %}
 
 

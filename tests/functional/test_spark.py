@@ -382,6 +382,42 @@ def check_unedited(p: Project) -> list[str]:
     return failures
 
 
+# A batch of more affected keys than a Delta run lists on its MERGE's target side (macros/dialect/apply.sql,
+# _spark_key_filter): its MERGE reads the target's rows through a bitmap of WIDE_SLOTS bits. The keys are
+# multiples of 37 up to 37 * 12,499, so that they wrap around the bitmap, and the batch updates the first
+# 12,000 of them (the others pass or fail the bitmap, and must be left as they are).
+WIDE_KEYS, WIDE_UPDATED, WIDE_SLOTS = 12_500, 12_000, 131071
+
+
+def install_wide_batch(p: Project) -> dict:
+    """An SCD2 model over a feed of WIDE_KEYS keys (run 0) and WIDE_UPDATED updates (run 1)."""
+    p.table("wide_feed", [("id", "bigint"), ("seq", "integer"), ("a", "varchar")])
+    p.feed_model("wide", "wide_feed", materialized="auto_cdc", keys=["id"], sequence_by="seq", stored_as_scd_type=2,
+                 except_column_list=["seq"])
+    feed = p.relation("wide_feed")
+    return {0: [f"insert into {feed} select id * 37, 1, 'a' from range({WIDE_KEYS})"],
+            1: [f"insert into {feed} select id * 37, 2, 'b' from range({WIDE_UPDATED})"]}
+
+
+def check_wide_batch(p: Project) -> list[str]:
+    """The wide batch's second run took the fast path with every key, its MERGE read the bitmap, and the
+    target holds each key's versions: the updated keys' first closed by their second."""
+    failures = []
+    runs = sorted((r["run_id"], r["fast_keys"], r["replayed_keys"]) for r in p.rows("wide__auto_cdc_runs"))
+    if runs[1] != (2, WIDE_UPDATED, 0):
+        failures.append(f"wide: (run, fast keys, replayed keys) {runs}, expected run 2 ({WIDE_UPDATED} fast keys)")
+    log = (p.path / "logs" / "dbt.log").read_text(errors="replace")
+    if f"pmod(t.`id`, {WIDE_SLOTS})" not in log:
+        failures.append(f"wide: no MERGE in logs/dbt.log read the bitmap (pmod(t.`id`, {WIDE_SLOTS}))")
+    expected = sorted([(k * 37, "a", 1, 2 if k < WIDE_UPDATED else None) for k in range(WIDE_KEYS)]
+                      + [(k * 37, "b", 2, None) for k in range(WIDE_UPDATED)], key=str)
+    actual = sorted(((r["id"], r["a"], r["__START_AT"], r["__END_AT"]) for r in p.rows("wide")), key=str)
+    if actual != expected:
+        extra, missing = sorted(set(actual) - set(expected), key=str), sorted(set(expected) - set(actual), key=str)
+        failures.append(f"wide: {len(actual)} rows, expected {len(expected)}; not expected {extra[:5]}, missing {missing[:5]}")
+    return failures
+
+
 def check_erase(p: Project) -> list[str]:
     """After the last run: erase keys 1 and 3 of `er` (SCD2 with a hand edit of key 3 folded in)."""
     result = p.dbt("run-operation", "auto_cdc.erase_keys", "--args", "{model: er, where: 'id in (1, 3)'}", check=False)
@@ -400,6 +436,7 @@ def test_examples_and_generated_cases_on_spark_equal_the_expected_tables(file_fo
                 in_process=True, models_config={"+file_format": "parquet"} if file_format == "parquet" else None)
     examples = install_examples(p)
     dml = install_hand_edits(p) if file_format == "delta" else {"steps": {}, "checks": {}}
+    wide = install_wide_batch(p) if file_format == "delta" else {}
     for case in batch:
         case.install(p)
     change_feeds = install_change_feeds(p, file_format)
@@ -410,6 +447,8 @@ def test_examples_and_generated_cases_on_spark_equal_the_expected_tables(file_fo
     for run in range(runs):
         for step in dml["steps"].get(run, []):
             p.execute(step[1]) if step[0] == "sql" else p.insert(*step)
+        for sql in wide.get(run, []):
+            p.execute(sql)
         for feed, cols, rows in examples["deliveries"].get(run, []) + change_feeds.get(run, []) + cursors.get(run, []):
             p.insert(feed, cols, rows)
         for case in batch:
@@ -428,7 +467,7 @@ def test_examples_and_generated_cases_on_spark_equal_the_expected_tables(file_fo
                + [name + "__auto_cdc_runs" for name in CURSOR_MODELS])
     failures += check_change_feeds(p, file_format)
     failures += check_cursor_types(p)
-    failures += check_paths(p) + check_unedited(p) if file_format == "delta" else []
+    failures += check_paths(p) + check_unedited(p) + check_wide_batch(p) if file_format == "delta" else []
     failures += check_metrics(p, file_format)
     if file_format == "delta":  # no bucket column on Delta targets, and they are Delta tables
         if "__auto_cdc_bucket" in p.rows("e4_bitemporal")[0]:
