@@ -36,7 +36,7 @@ def test_the_newest_five_commits_when_the_last_run_is_among_them(since, versions
 
 def test_a_hundred_when_the_last_run_is_older():
     versions = list(range(30, -1, -1))
-    # after 20: 21 (OPTIMIZE) and 28 change no row, the other nine MERGEs do
+    # after 20: 21 and 28 (OPTIMIZE) change no row, the other eight MERGEs do
     assert unedited(20, versions) == (None, ["5", "100"])
     # after 24: 28 (OPTIMIZE) changes no row, and 25-27, 29, 30 are the 5 writes the caller expects
     assert unedited(24, versions, writes=5) == (30, ["5", "100"])
