@@ -80,7 +80,7 @@
     hand, an erase_keys, a run killed after its MERGE) leaves every later run of the model comparing
     until --full-refresh: the model's rows outside a run's keys may have changed, and a later run would
     not look at them. The history's rows carry each commit's parameters, a MERGE's condition with its
-    key filter among them (target_key_filter_sql, up to about 300 KB): the newest 5 commits are read
+    key filter among them (target_key_filter_sql, up to about 350 KB): the newest 5 commits are read
     first, and 100 only where `since` is older than those. -#}
 {% macro spark__unedited_target_version(args, since, writes) %}
   {%- if auto_cdc._spark_format() != 'delta' -%}{{ return(none) }}{%- endif -%}
@@ -406,11 +406,12 @@ where {{ op }} <> '{{ n.truncate }}'
     other rows as it reads them, before the join. The key is one integer column, and a run affects at
     most 100,000 keys (_affected_keys_at_most). Up to 10,000 keys the condition lists them (`list`);
     a list costs its parsing and planning, about as much as it saves at 30,000 keys. Above, it reads
-    a bitmap of `slots` bits (a prime at least 8 times the keys; seven bits a byte, so that each byte
-    reads as an ASCII character): the bit of key k is k modulo `slots`, so the keys of a range as wide
-    as `slots` take one bit each, and about one row in eight of the others passes where the batch
-    takes as many keys as it may (docs/benchmarks.md, "The target's side of the MERGE" and "Above
-    10,000 keys: a bitmap of the keys on the target's side"). -#}
+    a bitmap of `slots` bits (a prime at least 8 times the keys), written as the decimal values of its
+    64-bit words and read back as one array: Spark folds `cast(split('..', ',') as array<bigint>)` into
+    a constant once, and a row's test is then arithmetic and an array's element. The bit of key k is
+    k modulo `slots`, so the keys of a range as wide as `slots` take one bit each, and about one row in
+    eight of the others passes where the batch takes as many keys as it may (docs/benchmarks.md, "The
+    target's side of the MERGE" and "Above 10,000 keys: a bitmap of the keys on the target's side"). -#}
 {% macro _spark_key_filter(args) %}
   {%- set keys = args.cfg.key_columns -%}
   {%- set at_most = auto_cdc._affected_keys_at_most(args) -%}
@@ -424,19 +425,19 @@ where {{ op }} <> '{{ n.truncate }}'
   {%- endfor -%}
 {% endmacro %}
 
-{#- The list: the keys comma-separated. The bitmap: its bytes in hex, from each byte's bits (b, v) in
-    order, every byte no key sets written as 00. -#}
+{#- The list: the keys comma-separated. The bitmap: its 64-bit words comma-separated, from each word's
+    bits (w, v) in order, every word no key sets written as 0. -#}
 {% macro spark__target_key_filter_sql(args) %}
   {%- set f = auto_cdc._spark_key_filter(args) -%}
   {%- if not f -%}{{ return(none) }}{%- endif -%}
   {%- if f.list -%}{{ return("concat_ws(',', collect_list(cast(" ~ f.key ~ ' as string)))') }}{%- endif -%}
-  {%- set bytes = (f.slots + 6) // 7 -%}
+  {%- set words = (f.slots + 63) // 64 -%}
   {%- set sql -%}
-(select concat(
-    array_join(transform(bs, (x, j) -> concat(repeat('00', cast(x.b - if(j = 0, -1, bs[j - 1].b) - 1 as int)), lpad(hex(x.v), 2, '0'))), ''),
-    repeat('00', cast({{ bytes - 1 }} - if(size(bs) = 0, -1, bs[size(bs) - 1].b) as int)))
-  from (select array_sort(collect_list(struct(b, v))) as bs
-        from (select cast(div(p, 7) as int) as b, bit_or(shiftleft(1, cast(p % 7 as int))) as v
+(select if(size(ws) = 0, concat('0', repeat(',0', {{ words - 1 }})), concat(
+    array_join(transform(ws, (x, j) -> concat(repeat('0,', cast(x.w - if(j = 0, -1, ws[j - 1].w) - 1 as int)), cast(x.v as string))), ','),
+    repeat(',0', cast({{ words - 1 }} - ws[size(ws) - 1].w as int))))
+  from (select array_sort(collect_list(struct(w, v))) as ws
+        from (select cast(div(p, 64) as int) as w, bit_or(shiftleft(cast(1 as bigint), cast(p % 64 as int))) as v
               from (select pmod({{ f.key }}, {{ f.slots }}) as p from {{ args.rel.temp.affected }}) as k
               group by 1) as g) as a)
   {%- endset -%}
@@ -447,8 +448,8 @@ where {{ op }} <> '{{ n.truncate }}'
   {%- set f = auto_cdc._spark_key_filter(args) -%}
   {%- if f.list -%}{{ return('t.' ~ f.key ~ ' in (' ~ value ~ ')') }}{%- endif -%}
   {%- set p = 'pmod(t.' ~ f.key ~ ', ' ~ f.slots ~ ')' -%}
-  {{ return("(shiftright(ascii(cast(substr(X'" ~ value ~ "', cast(div(" ~ p ~ ', 7) as int) + 1, 1) as string)), cast('
-            ~ p ~ ' % 7 as int)) & 1) = 1') }}
+  {{ return("(shiftright(get(cast(split('" ~ value ~ "', ',') as array<bigint>), cast(div(" ~ p ~ ', 64) as int)), cast('
+            ~ p ~ ' % 64 as int)) & 1) = 1') }}
 {% endmacro %}
 
 

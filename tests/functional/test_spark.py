@@ -384,9 +384,11 @@ def check_unedited(p: Project) -> list[str]:
 
 # A batch of more affected keys than a Delta run lists on its MERGE's target side (macros/dialect/apply.sql,
 # _spark_key_filter): its MERGE reads the target's rows through a bitmap of WIDE_SLOTS bits. The keys are
-# multiples of 37 up to 37 * 12,499, so that they wrap around the bitmap, and the batch updates the first
-# 12,000 of them (the others pass or fail the bitmap, and must be left as they are).
-WIDE_KEYS, WIDE_UPDATED, WIDE_SLOTS = 12_500, 12_000, 131071
+# 7 * i - 20,000 for i up to 12,499, negative and positive. The batch updates the first 12,000 of them: the
+# negative ones take the bitmap's last bits, many of its 64-bit words have their top bit set (a negative
+# word), and a run of words between the batch's last key's bit and its first negative key's is 0, which the
+# other 500 keys' bits fall in (they fail the bitmap, and must be left as they are).
+WIDE_KEYS, WIDE_UPDATED, WIDE_SLOTS, WIDE_KEY = 12_500, 12_000, 131071, "id * 7 - 20000"
 
 
 def install_wide_batch(p: Project) -> dict:
@@ -395,8 +397,8 @@ def install_wide_batch(p: Project) -> dict:
     p.feed_model("wide", "wide_feed", materialized="auto_cdc", keys=["id"], sequence_by="seq", stored_as_scd_type=2,
                  except_column_list=["seq"])
     feed = p.relation("wide_feed")
-    return {0: [f"insert into {feed} select id * 37, 1, 'a' from range({WIDE_KEYS})"],
-            1: [f"insert into {feed} select id * 37, 2, 'b' from range({WIDE_UPDATED})"]}
+    return {0: [f"insert into {feed} select {WIDE_KEY}, 1, 'a' from range({WIDE_KEYS})"],
+            1: [f"insert into {feed} select {WIDE_KEY}, 2, 'b' from range({WIDE_UPDATED})"]}
 
 
 def check_wide_batch(p: Project) -> list[str]:
@@ -409,8 +411,8 @@ def check_wide_batch(p: Project) -> list[str]:
     log = (p.path / "logs" / "dbt.log").read_text(errors="replace")
     if f"pmod(t.`id`, {WIDE_SLOTS})" not in log:
         failures.append(f"wide: no MERGE in logs/dbt.log read the bitmap (pmod(t.`id`, {WIDE_SLOTS}))")
-    expected = sorted([(k * 37, "a", 1, 2 if k < WIDE_UPDATED else None) for k in range(WIDE_KEYS)]
-                      + [(k * 37, "b", 2, None) for k in range(WIDE_UPDATED)], key=str)
+    expected = sorted([(k * 7 - 20000, "a", 1, 2 if k < WIDE_UPDATED else None) for k in range(WIDE_KEYS)]
+                      + [(k * 7 - 20000, "b", 2, None) for k in range(WIDE_UPDATED)], key=str)
     actual = sorted(((r["id"], r["a"], r["__START_AT"], r["__END_AT"]) for r in p.rows("wide")), key=str)
     if actual != expected:
         extra, missing = sorted(set(actual) - set(expected), key=str), sorted(set(expected) - set(actual), key=str)

@@ -72,12 +72,14 @@ def test_the_list_and_its_condition():
 def test_the_bitmap_and_its_condition():
     chosen = {"key": "`k`", "slots": 131071}
     item = rendered("spark__target_key_filter_sql(args)", chosen)
-    assert item.startswith("(select concat(") and "from (select pmod(`k`, 131071) as p from db.t__affected)" in item
-    # 131071 bits, seven a byte: 18725 bytes, the last numbered 18724
-    assert "repeat('00', cast(18724 - if(size(bs) = 0, -1, bs[size(bs) - 1].b) as int))" in item
-    assert rendered("spark__target_key_filter(args, value)", chosen, value="00407F") == (
-        "(shiftright(ascii(cast(substr(X'00407F', cast(div(pmod(t.`k`, 131071), 7) as int) + 1, 1) as string)), "
-        "cast(pmod(t.`k`, 131071) % 7 as int)) & 1) = 1")
+    assert item.startswith("(select if(size(ws) = 0, concat('0', repeat(',0', 2047)), concat(")
+    assert "from (select pmod(`k`, 131071) as p from db.t__affected)" in item
+    assert "bit_or(shiftleft(cast(1 as bigint), cast(p % 64 as int)))" in item
+    # 131071 bits, 64 a word: 2048 words, the last numbered 2047
+    assert "repeat(',0', cast(2047 - ws[size(ws) - 1].w as int))" in item
+    assert rendered("spark__target_key_filter(args, value)", chosen, value="0,-9223372036854775808,5") == (
+        "(shiftright(get(cast(split('0,-9223372036854775808,5', ',') as array<bigint>), "
+        "cast(div(pmod(t.`k`, 131071), 64) as int)), cast(pmod(t.`k`, 131071) % 64 as int)) & 1) = 1")
 
 
 def test_duckdb_and_postgres_take_no_condition():
