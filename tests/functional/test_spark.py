@@ -388,7 +388,8 @@ def check_unedited(p: Project) -> list[str]:
 # negative ones take the bitmap's last bits, many of its 64-bit words have their top bit set (a negative
 # word), and a run of words between the batch's last key's bit and its first negative key's is 0, which the
 # other 500 keys' bits fall in (they fail the bitmap, and must be left as they are).
-WIDE_KEYS, WIDE_UPDATED, WIDE_SLOTS, WIDE_KEY = 12_500, 12_000, 131071, "id * 7 - 20000"
+WIDE_KEYS, WIDE_UPDATED, WIDE_SLOTS = 12_500, 12_000, 131071
+WIDE_STEP, WIDE_FIRST = 7, -20_000  # key i is i * WIDE_STEP + WIDE_FIRST
 
 
 def install_wide_batch(p: Project) -> dict:
@@ -397,8 +398,8 @@ def install_wide_batch(p: Project) -> dict:
     p.feed_model("wide", "wide_feed", materialized="auto_cdc", keys=["id"], sequence_by="seq", stored_as_scd_type=2,
                  except_column_list=["seq"])
     feed = p.relation("wide_feed")
-    return {0: [f"insert into {feed} select {WIDE_KEY}, 1, 'a' from range({WIDE_KEYS})"],
-            1: [f"insert into {feed} select {WIDE_KEY}, 2, 'b' from range({WIDE_UPDATED})"]}
+    return {0: [f"insert into {feed} select id * {WIDE_STEP} + {WIDE_FIRST}, 1, 'a' from range({WIDE_KEYS})"],
+            1: [f"insert into {feed} select id * {WIDE_STEP} + {WIDE_FIRST}, 2, 'b' from range({WIDE_UPDATED})"]}
 
 
 def check_wide_batch(p: Project) -> list[str]:
@@ -411,8 +412,8 @@ def check_wide_batch(p: Project) -> list[str]:
     log = (p.path / "logs" / "dbt.log").read_text(errors="replace")
     if f"pmod(t.`id`, {WIDE_SLOTS})" not in log:
         failures.append(f"wide: no MERGE in logs/dbt.log read the bitmap (pmod(t.`id`, {WIDE_SLOTS}))")
-    expected = sorted([(k * 7 - 20000, "a", 1, 2 if k < WIDE_UPDATED else None) for k in range(WIDE_KEYS)]
-                      + [(k * 7 - 20000, "b", 2, None) for k in range(WIDE_UPDATED)], key=str)
+    expected = sorted([(i * WIDE_STEP + WIDE_FIRST, "a", 1, 2 if i < WIDE_UPDATED else None) for i in range(WIDE_KEYS)]
+                      + [(i * WIDE_STEP + WIDE_FIRST, "b", 2, None) for i in range(WIDE_UPDATED)], key=str)
     actual = sorted(((r["id"], r["a"], r["__START_AT"], r["__END_AT"]) for r in p.rows("wide")), key=str)
     if actual != expected:
         extra, missing = sorted(set(actual) - set(expected), key=str), sorted(set(expected) - set(actual), key=str)
