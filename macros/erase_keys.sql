@@ -35,16 +35,38 @@
   {#- the model's lock (locking.sql): an erase waits for a run of the model, and a run for the erase -#}
   {%- set held_lock = auto_cdc.take_model_lock(api.Relation.create(database=node.database, schema=node.schema, identifier=node.alias or node.name),
                                  model, node.config.get('lock_timeout', '1h'), node.config.get('statement_timeout')) -%}
-  {%- set erased = [] -%}
+  {%- set erased, deleted = [], {'target': 0} -%}
   {%- for suffix in [none, n.log_suffix, n.changes_suffix] -%}
     {%- set rel = target if suffix is none else auto_cdc._side_relation(target, suffix) -%}
     {%- if adapter.get_relation(rel.database, rel.schema, rel.identifier) is not none -%}
       {%- set count = auto_cdc._scalar('select count(*) from ' ~ rel ~ ' where ' ~ where) | int -%}
       {% do auto_cdc._run_sql('delete from ' ~ rel ~ ' where ' ~ where) %}
       {%- do erased.append(rel.identifier ~ ': ' ~ count ~ ' row(s)') -%}
+      {%- if suffix is none -%}{%- do deleted.update({'target': count}) -%}{%- endif -%}
     {%- endif -%}
   {%- endfor -%}
+  {% do auto_cdc._keep_target_unedited(target, deleted.target > 0) %}
   {% do adapter.commit() %}
   {% do auto_cdc.release_model_lock(held_lock) %}
   {% do log("auto_cdc.erase_keys " ~ model ~ " where " ~ where ~ ": erased " ~ (erased | join(', ')), info=true) %}
+{% endmacro %}
+
+{#- A target no one but the model's runs had changed since the last run's version (unedited_target_version,
+    on an engine that keeps a history of the table's commits) still holds, after the erase, what its log
+    yields: the erase took the keys from both. Where the erase's DELETE (`deleted`: it removed rows) is
+    the only commit since that changes rows, the last run's row in the run log takes the target's new
+    version, and the next run still skips comparing the target with the log. Otherwise the row is left as
+    it is, and the next run finds the erase's commit, or anyone else's, and compares. -#}
+{% macro _keep_target_unedited(target, deleted) %}
+  {%- set runs = auto_cdc._side_relation(target, auto_cdc._names().runs_suffix) -%}
+  {%- if adapter.get_relation(runs.database, runs.schema, runs.identifier) is none
+        or 'target_version' not in (adapter.get_columns_in_relation(runs) | map(attribute='name') | map('lower') | list) -%}
+    {{ return(none) }}
+  {%- endif -%}
+  {%- set last = auto_cdc._query('select run_id, target_version from ' ~ runs ~ ' order by run_id desc limit 1').rows -%}
+  {%- if not last or last[0][1] is none -%}{{ return(none) }}{%- endif -%}
+  {%- set version = auto_cdc.unedited_target_version({'rel': {'target': target}}, last[0][1] | int, 1 if deleted else 0) -%}
+  {%- if version is not none and version != (last[0][1] | int) -%}
+    {% do auto_cdc._run_sql('update ' ~ runs ~ ' set target_version = ' ~ version ~ ' where run_id = ' ~ last[0][0]) %}
+  {%- endif -%}
 {% endmacro %}

@@ -75,15 +75,17 @@
 
 {#- Delta: the table's history (DESCRIBE HISTORY) lists each commit's operation. After `since`, the
     commits must be those that change no row (compaction, vacuum, table properties, added columns) and
-    exactly `writes` more: the run's own MERGE, which the run log cannot otherwise tell from someone
-    else's. A commit of anyone else that changes rows (an UPDATE, DELETE, MERGE, INSERT or RESTORE by
-    hand, an erase_keys, a run killed after its MERGE) leaves every later run of the model comparing
-    until --full-refresh: the model's rows outside a run's keys may have changed, and a later run would
-    not look at them. The history's rows carry each commit's parameters, a MERGE's condition with its
-    key filter among them (target_key_filter_sql, up to about 350 KB): the newest 5 commits are read
-    first, and 100 only where `since` is older than those. -#}
+    exactly `writes` more: the run's own MERGE (or erase_keys' DELETE), which the run log cannot
+    otherwise tell from someone else's. A commit of anyone else that changes rows (an UPDATE, DELETE,
+    MERGE, INSERT or RESTORE by hand, a run killed after its MERGE) leaves every later run of the model
+    comparing until --full-refresh: the model's rows outside a run's keys may have changed, and a later
+    run would not look at them. The history's rows carry each commit's parameters, a MERGE's condition
+    with its key filter among them (target_key_filter_sql, up to about 350 KB): the newest 5 commits are
+    read first, and 100 only where `since` is older than those. -#}
 {% macro spark__unedited_target_version(args, since, writes) %}
-  {%- if auto_cdc._spark_format() != 'delta' -%}{{ return(none) }}{%- endif -%}
+  {#- a run-operation (erase_keys) has no `this`: the target's own format -#}
+  {%- set format = auto_cdc._spark_format() if this is defined else auto_cdc._spark_format(args.rel.target) -%}
+  {%- if format != 'delta' -%}{{ return(none) }}{%- endif -%}
   {%- set rowless = ['OPTIMIZE', 'VACUUM START', 'VACUUM END', 'SET TBLPROPERTIES', 'UNSET TBLPROPERTIES', 'ADD COLUMNS', 'REORG'] -%}
   {%- set first = since if since is not none else 0 -%}
   {%- set history = auto_cdc._query('describe history ' ~ args.rel.target ~ ' limit 5') -%}

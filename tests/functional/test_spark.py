@@ -329,17 +329,19 @@ DML_SCD2_COLS = ["id", "name", "__START_AT", "__END_AT"]
 def install_hand_edits(p: Project) -> dict:
     """Returns run -> [("sql", statement) or (feed, columns, rows)] and name -> (columns, expected rows)."""
     cols = [c for c, _ in DML_FEED]
-    for feed in ("he1_feed", "he2_feed", "er_feed"):
+    for feed in ("he1_feed", "he2_feed", "er_feed", "eu_feed"):
         p.table(feed, DML_FEED)
     p.feed_model("he1", "he1_feed", **DML_CFG)
     p.feed_model("he2", "he2_feed", **DML_CFG, stored_as_scd_type=2)
     p.feed_model("er", "er_feed", **DML_CFG, stored_as_scd_type=2, change_data_feed=True)
+    p.feed_model("eu", "eu_feed", **DML_CFG, stored_as_scd_type=2)  # no hand edit: check_erase_unedited
     he1, he2, er = p.relation("he1"), p.relation("he2"), p.relation("er")
     steps = {
         0: [("he1_feed", cols, [(1, 5, "U", "a", "x"), (2, 5, "U", "b", "x"), (3, 5, "U", "c", "x")]),
             ("he2_feed", cols, [(1, 1, "U", "a1", "x"), (1, 3, "U", "a3", "x"), (1, 5, "U", "a5", "x"),
                                 (2, 1, "U", "b1", "x"), (2, 4, "U", "b4", "x")]),
-            ("er_feed", cols, [(1, 1, "U", "a", "x"), (1, 2, "D", None, None), (2, 1, "U", "b", "y"), (3, 1, "U", "c", "z")])],
+            ("er_feed", cols, [(1, 1, "U", "a", "x"), (1, 2, "D", None, None), (2, 1, "U", "b", "y"), (3, 1, "U", "c", "z")]),
+            ("eu_feed", cols, [(1, 1, "U", "a", "x"), (2, 1, "U", "b", "y"), (3, 1, "U", "c", "z")])],
         # SCD1: an update, a delete and an inserted row, then late events (no effect on the edited key, no
         # resurrection of the deleted one; the inserted key's first event replaces the hand row)
         1: [("sql", f"update {he1} set name = 'A!' where id = 1"), ("sql", f"delete from {he1} where id = 2"),
@@ -349,7 +351,8 @@ def install_hand_edits(p: Project) -> dict:
             ("sql", f"update {he2} set name = 'A3!' where id = 1 and `__START_AT` = 3"),
             ("sql", f"delete from {he2} where id = 2 and `__START_AT` = 1"),
             ("he2_feed", cols, [(1, 7, "U", "a7", "x"), (2, 6, "U", "b6", "x"), (1, 4, "U", "late", "x")]),
-            ("sql", f"update {er} set name = 'C!' where id = 3"), ("er_feed", cols, [(3, 2, "U", "c2", "z")])],
+            ("sql", f"update {er} set name = 'C!' where id = 3"), ("er_feed", cols, [(3, 2, "U", "c2", "z")]),
+            ("eu_feed", cols, [(1, 2, "U", "a2", "x")])],
         # every version of key 2 deleted: a delete at its last sequence (6) ends whatever comes before it, so
         # a late event at 5 is a closed version, and one at 8 opens the next
         2: [("sql", f"delete from {he2} where id = 2"), ("he2_feed", cols, [(2, 5, "U", "old", "x"), (2, 8, "U", "b8", "x")]),
@@ -430,6 +433,41 @@ def check_erase(p: Project) -> list[str]:
             for name in ("er", "er__auto_cdc_log") if {r["id"] for r in p.rows(name)} != {2}]
 
 
+def check_erase_unedited(p: Project) -> list[str]:
+    """After the last run: erase keys 1 and 2 of `eu`, whose target no one but its runs has changed. The
+    erase's DELETE is the only commit since the last run's version, so the last run's row takes the
+    target's new version, and the next run (key 3's second event) finds the target unedited since that
+    version and records its own: without the erase's version, the history since the last run's would
+    hold two commits that change rows (the DELETE and the run's MERGE), and the run would record none.
+    The feed (a parquet table, which takes no DELETE) still holds keys 1 and 2's events, and the run applies
+    them again as new ones, as it does wherever the source is not erased too."""
+    queries = {"runs": f"select run_id, target_version from {p.relation('eu__auto_cdc_runs')}",
+               "history": f"describe history {p.relation('eu')}", "eu": f"select * from {p.relation('eu')}"}
+
+    def read():
+        got = p._spark_read(queries)
+        return (max((r["run_id"], r["target_version"]) for r in got["runs"]),
+                max(int(r["version"]) for r in got["history"]), sorted_rows(got["eu"], DML_SCD2_COLS))
+    before, _, _ = read()
+    result = p.dbt("run-operation", "auto_cdc.erase_keys", "--args", "{model: eu, where: 'id in (1, 2)'}", check=False)
+    if not result.ok or "erased eu: 3 row(s), eu__auto_cdc_log: 3 row(s)" not in result.output:
+        return [f"erase_keys on eu: {result.output[-3000:]}"]
+    erased, latest, _ = read()
+    failures = []
+    if before[1] is None or erased != (before[0], latest) or latest <= before[1]:
+        failures.append(f"eu: the last run's (run, target version) {before} before erase_keys, {erased} after, "
+                        f"expected ({before[0]}, {latest}): the target's version after the erase")
+    p.insert("eu_feed", [c for c, _ in DML_FEED], [(3, 2, "U", "c2", "z")])
+    p.run("eu")
+    after, _, rows = read()
+    if after[0] != before[0] + 1 or after[1] is None:
+        failures.append(f"eu: the run after erase_keys recorded (run, target version) {after}, expected a version")
+    expected = ordered([(1, "a", 1, 2), (1, "a2", 2, None), (2, "b", 1, None), (3, "c", 1, 2), (3, "c2", 2, None)])
+    if rows != expected:
+        failures.append(f"eu after erase_keys and a run: {rows}, expected {expected}")
+    return failures
+
+
 @pytest.mark.parametrize("file_format", FORMATS)
 def test_examples_and_generated_cases_on_spark_equal_the_expected_tables(file_format, spark_cluster, tmp_path_factory):
     assert spark_cluster.has_delta or file_format != "delta", \
@@ -463,7 +501,7 @@ def test_examples_and_generated_cases_on_spark_equal_the_expected_tables(file_fo
         else:
             p.run()
     failures = check_schema_changes(p, last, file_format)  # before erase_keys writes its own run_results.json
-    failures += check_erase(p) if file_format == "delta" else []
+    failures += check_erase(p) + check_erase_unedited(p) if file_format == "delta" else []
     p.read_all(side_tables=(["cdf_scd1__auto_cdc_changes", "cdf_scd2__auto_cdc_changes"] if file_format == "parquet"
                             else ["er__auto_cdc_log", "cdf_scd1__auto_cdc_runs", "cdf_scd2__auto_cdc_runs",
                                   "he1__auto_cdc_runs", "he2__auto_cdc_runs"] + [n + "__auto_cdc_runs" for n in SEQ_SHOWN])

@@ -20,7 +20,7 @@ def unedited(since, versions, writes=1):
         return SimpleNamespace(rows=[{"version": v, "operation": "OPTIMIZE" if v % 7 == 0 else "MERGE"}
                                      for v in versions[:limit]])
 
-    macros = SimpleNamespace(_spark_format=lambda: "delta", _query=query)
+    macros = SimpleNamespace(_spark_format=lambda relation=None: "delta", _query=query)
     args = {"rel": {"target": "db.t"}}
     got = render_macro("dialect/apply.sql", "{% macro spark__unedited_target_version", "{#- The log as an incremental run",
                        "spark__unedited_target_version(args, since, writes)", globals={"auto_cdc": macros},
