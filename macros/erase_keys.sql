@@ -59,14 +59,12 @@
     it is, and the next run finds the erase's commit, or anyone else's, and compares. -#}
 {% macro _keep_target_unedited(target, deleted) %}
   {%- set runs = auto_cdc._side_relation(target, auto_cdc._names().runs_suffix) -%}
-  {%- if adapter.get_relation(runs.database, runs.schema, runs.identifier) is none
-        or 'target_version' not in (adapter.get_columns_in_relation(runs) | map(attribute='name') | map('lower') | list) -%}
-    {{ return(none) }}
-  {%- endif -%}
-  {%- set last = auto_cdc._query('select run_id, target_version from ' ~ runs ~ ' order by run_id desc limit 1').rows -%}
-  {%- if not last or last[0][1] is none -%}{{ return(none) }}{%- endif -%}
-  {%- set version = auto_cdc.unedited_target_version({'rel': {'target': target}}, last[0][1] | int, 1 if deleted else 0) -%}
-  {%- if version is not none and version != (last[0][1] | int) -%}
-    {% do auto_cdc._run_sql('update ' ~ runs ~ ' set target_version = ' ~ version ~ ' where run_id = ' ~ last[0][0]) %}
+  {#- the last run's target_version, as a run reads it (prior_runs: none on the engines that read the run
+      log as they go, which keep no history of the target's commits either) -#}
+  {%- set prior = auto_cdc.prior_runs({'runs': runs}) if adapter.get_relation(runs.database, runs.schema, runs.identifier) is not none else none -%}
+  {%- if prior is none or prior.target_version is none -%}{{ return(none) }}{%- endif -%}
+  {%- set version = auto_cdc.unedited_target_version({'rel': {'target': target}}, prior.target_version, 1 if deleted else 0) -%}
+  {%- if version is not none and version != prior.target_version -%}
+    {% do auto_cdc._run_sql('update ' ~ runs ~ ' set target_version = ' ~ version ~ ' where run_id = ' ~ (prior.next_run - 1)) %}
   {%- endif -%}
 {% endmacro %}
