@@ -39,8 +39,7 @@
   {%- for suffix in [none, n.log_suffix, n.changes_suffix] -%}
     {%- set rel = target if suffix is none else auto_cdc._side_relation(target, suffix) -%}
     {%- if adapter.get_relation(rel.database, rel.schema, rel.identifier) is not none -%}
-      {%- set count = auto_cdc._scalar('select count(*) from ' ~ rel ~ ' where ' ~ where) | int -%}
-      {% do auto_cdc._run_sql('delete from ' ~ rel ~ ' where ' ~ where) %}
+      {%- set count = auto_cdc.delete_where(rel, where) -%}
       {%- do erased.append(rel.identifier ~ ': ' ~ count ~ ' row(s)') -%}
       {%- if suffix is none -%}{%- do deleted.update({'target': count}) -%}{%- endif -%}
     {%- endif -%}
@@ -53,10 +52,11 @@
 
 {#- A target no one but the model's runs had changed since the last run's version (unedited_target_version,
     on an engine that keeps a history of the table's commits) still holds, after the erase, what its log
-    yields: the erase took the keys from both. Where the erase's DELETE (`deleted`: it removed rows) is
-    the only commit since that changes rows, the last run's row in the run log takes the target's new
-    version, and the next run still skips comparing the target with the log. Otherwise the row is left as
-    it is, and the next run finds the erase's commit, or anyone else's, and compares. -#}
+    yields: the erase took the keys from both. Where the erase's DELETE (`deleted`: it removed rows, by
+    the count delete_where returns, on Delta the DELETE's own) is the only commit since that changes
+    rows, the last run's row in the run log takes the target's new version, and the next run still skips
+    comparing the target with the log. Otherwise the row is left as it is, and the next run finds the
+    erase's commit, or anyone else's, and compares. -#}
 {% macro _keep_target_unedited(target, deleted) %}
   {%- set runs = auto_cdc._side_relation(target, auto_cdc._names().runs_suffix) -%}
   {#- the last run's target_version, as a run reads it (prior_runs: none on the engines that read the run

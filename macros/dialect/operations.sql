@@ -23,3 +23,26 @@
   {%- do exceptions.raise_compiler_error("auto_cdc." ~ operation ~ ": not available on Spark " ~ format ~ " tables"
         ~ (", which take no DELETE" if format == 'parquet' else "") ~ " (docs/spark.md)") -%}
 {% endmacro %}
+
+
+{#- Delete the rows of `relation` that meet `where`; returns how many it deleted, the number the
+    operation reports and that erase_keys takes as whether it changed the target. -#}
+{% macro delete_where(relation, where) %}
+  {{ return(adapter.dispatch('delete_where', 'auto_cdc')(relation, where)) }}
+{% endmacro %}
+
+{#- A count, then the DELETE, in the operation's transaction. -#}
+{% macro default__delete_where(relation, where) %}
+  {%- set count = auto_cdc._scalar('select count(*) from ' ~ relation ~ ' where ' ~ where) | int -%}
+  {% do auto_cdc._run_sql('delete from ' ~ relation ~ ' where ' ~ where) %}
+  {{ return(count) }}
+{% endmacro %}
+
+{#- Spark (Delta, the one format erase_keys runs on): no transaction spans two statements, and Delta's
+    DELETE returns the rows it deleted (`num_affected_rows`) and commits nothing where it deleted none, so
+    the count is the commit's own: a change committed by someone else between a count and the DELETE is
+    never taken for the erase's (erase_keys' _keep_target_unedited). -#}
+{% macro spark__delete_where(relation, where) %}
+  {%- set rows = auto_cdc._query('delete from ' ~ relation ~ ' where ' ~ where).rows -%}
+  {{ return((rows[0][0] | int) if rows | length > 0 and rows[0][0] is not none else 0) }}
+{% endmacro %}
