@@ -29,6 +29,16 @@
   {{- return(out | join(', ')) -}}
 {%- endmacro %}
 
+{#- The sequence of the row `prefix` (or of the row in scope): its sequence column, or with several the
+    engine's value that orders like them (seq_value_sql). -#}
+{% macro _seq_value(args, prefix=none) -%}
+  {%- set out = [] -%}
+  {%- for n in args.cfg.seq_columns -%}
+    {%- do out.append((prefix ~ '.' if prefix else '') ~ auto_cdc._q(n)) -%}
+  {%- endfor -%}
+  {{- return(auto_cdc.seq_value_sql(out, args)) -}}
+{%- endmacro %}
+
 {#- `l."a" = r."a" and ...`; TRUE for an empty list. -#}
 {% macro _eq(names, l, r) -%}
   {%- set out = [] -%}

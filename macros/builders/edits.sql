@@ -183,7 +183,7 @@ edit_events as (
     {%- do end_seq.append(auto_cdc.seq_field_sql(end, c, args)) -%}
     {%- do own_seq.append('t.' ~ auto_cdc._q(c)) -%}
   {%- endfor -%}
-  {%- set own = auto_cdc.seq_value_sql(own_seq, args) -%}
+  {%- set own = auto_cdc._seq_value(args, 't') -%}
   {{ auto_cdc._edit_event_sql(args, start_seq, 't', n.upsert) }}
   from {{ args.rel.temp.held }} t join {{ args.rel.temp.edited }} e on {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }}
   {%- if seq_in_output %}
@@ -209,9 +209,7 @@ edit_events as (
       (after another delete, or before the first version), and an upsert inside a row with all of its
       values (absorbed). Kept, a late event that lands between them still sees them. -#}
   {%- set l, h = auto_cdc._alias('l'), auto_cdc._alias('h') -%}
-  {%- set l_seq = [] -%}
-  {%- for c in cfg.seq_columns -%}{%- do l_seq.append(l ~ '.' ~ auto_cdc._q(c)) -%}{%- endfor -%}
-  {%- set at = auto_cdc.seq_value_sql(l_seq, args) -%}
+  {%- set at = auto_cdc._seq_value(args, l) -%}
   {%- set h_start, h_end = h ~ '.' ~ auto_cdc._q(n.start_at), h ~ '.' ~ auto_cdc._q(n.end_at) -%}
   {%- set valued = [] -%}
   {%- for c in args.plan.output if c in args.plan.stored and c not in cfg.key_columns -%}{%- do valued.append(c) -%}{%- endfor %}

@@ -41,9 +41,7 @@
   {#- SCD2: the key's open version is the row its last applied upsert left -#}
   {%- set open_only = cfg.scd == 2 -%}
   {%- set masked = auto_cdc._q(n.internal_prefix ~ 'masked') -%}
-  {%- set b_seq = [] -%}
-  {%- for c in seqs -%}{%- do b_seq.append('b.' ~ auto_cdc._q(c)) -%}{%- endfor -%}
-  {%- set new_seq = auto_cdc.seq_value_sql(b_seq, args) -%}
+  {%- set new_seq = auto_cdc._seq_value(args, 'b') -%}
   {#- SCD2: a key's versions are its upserts (_every_upsert_opens), or are counted by comparing each event
       with the one before it: whether it changes a tracked column the log held before this run, by a
       fingerprint of those columns (hashed, as tracked_fp below) -#}
@@ -272,8 +270,6 @@ versions as (
 {%- endif %}
 {#- every side joined to the affected keys holds a row per key of the batch at most -#}
 {%- set small = ['k', 'lt'] + (['x'] if joins_expected else []) + ([] if unedited else ['h'] + (['v'] if open_only else [])) %}
-{%- set x_seq = [] -%}
-{%- for c in seqs -%}{%- do x_seq.append('x.' ~ auto_cdc._q(c)) -%}{%- endfor %}
 select {{ auto_cdc.broadcast_hint(small, args.get('batch_rows'), (narrow | length) + 6) }}
   {{ auto_cdc._cols(keys, 'a') }},
   case
@@ -296,7 +292,7 @@ select {{ auto_cdc.broadcast_hint(small, args.get('batch_rows'), (narrow | lengt
   {#- the sequence of the key's last applied event where it left a row in the target (SCD2: the open
       version, which it started where every upsert opens one): on an unedited target, the row the
       key holds (_held_from_log_sql) -#}
-  case when x.{{ k0 }} is not null then {{ auto_cdc.seq_value_sql(x_seq, args) }} end as {{ auto_cdc._q(n.held_at) }}
+  case when x.{{ k0 }} is not null then {{ auto_cdc._seq_value(args, 'x') }} end as {{ auto_cdc._q(n.held_at) }}
   {%- endif %}
 from all_keys a
 left join touched k on {{ auto_cdc._eq(keys, 'k', 'a') }}
@@ -485,9 +481,7 @@ where {{ rank }} = 1 and {{ op }} = '{{ n.upsert }}'
   {%- set has_open = auto_cdc._q(p ~ 'has_open') -%}
   {%- set absorbed = auto_cdc._q(p ~ 'absorbed') -%}
   {%- set open_start = auto_cdc._q(p ~ 'open_start') -%}
-  {%- set seqs = [] -%}
-  {%- for c in cfg.seq_columns -%}{%- do seqs.append(auto_cdc._q(c)) -%}{%- endfor -%}
-  {%- set event_seq = auto_cdc.seq_value_sql(seqs, args) -%}
+  {%- set event_seq = auto_cdc._seq_value(args) -%}
   {%- set closed = [] -%}
   {%- for c in args.plan.output -%}{%- do closed.append(open_names[c] ~ ' as ' ~ auto_cdc._q(c)) -%}{%- endfor -%}
 with one_event as (
