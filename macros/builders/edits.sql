@@ -183,7 +183,7 @@ edit_events as (
     {%- do end_seq.append(auto_cdc.seq_field_sql(end, c, args)) -%}
     {%- do own_seq.append('t.' ~ auto_cdc._q(c)) -%}
   {%- endfor -%}
-  {%- set own = auto_cdc._seq_value(args, 't') -%}
+  {%- set own = auto_cdc.seq_value_sql(own_seq, args) -%}
   {{ auto_cdc._edit_event_sql(args, start_seq, 't', n.upsert) }}
   from {{ args.rel.temp.held }} t join {{ args.rel.temp.edited }} e on {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }}
   {%- if seq_in_output %}
