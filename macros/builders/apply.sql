@@ -244,14 +244,14 @@ from (
 {% macro _record_run(args, run_id, metrics, written, counts=none) %}
   {%- set commit_version = none -%}
   {#- the target's version this run leaves unedited, from the last run's (or from the target's creation
-      by this run), where the engine keeps a history to tell (unedited_target_version) -#}
+      by this run), where the engine keeps a history to tell (unedited_target_version: the run's MERGE
+      names its id, as do those of a run that failed before recording itself) -#}
   {%- set since = args.run.since if args.path.incremental else none -%}
-  {%- set writes = 1 if written and counts is not none and counts.upserted + counts.removed > 0 else 0 -%}
   {%- if args.path.incremental and not written -%}
     {#- a run that wrote nothing leaves the version it found -#}
     {%- set target_version = args.run.unedited_version -%}
   {%- elif since is not none or not args.path.incremental -%}
-    {%- set target_version = auto_cdc.unedited_target_version(args, since, writes) -%}
+    {%- set target_version = auto_cdc.unedited_target_version(args, since, 0) -%}
   {%- else -%}
     {%- set target_version = none -%}
   {%- endif -%}

@@ -62,9 +62,10 @@
 {#- The target's version now, when no one but the model's runs has changed its rows since `since`, the
     version a run left it at (none: since this run created it, at version 0); else none. A run whose
     target is unedited since the last run's version takes no hand edit into account: its classification
-    compares no target row with the log (paths.sql) and it folds no edits (edits.sql). `writes`: the
-    commits this run made that change rows (its MERGE: 0 or 1). An engine that keeps no history of the
-    table's commits returns none, and every run compares. -#}
+    compares no target row with the log (paths.sql) and it folds no edits (edits.sql). The MERGEs of the
+    run in `args.run` (merge_changes_sql names the run's id in them) are the model's own; `writes`: the
+    commits the caller made that change rows and name no run (erase_keys' DELETE: 0 or 1). An engine
+    that keeps no history of the table's commits returns none, and every run compares. -#}
 {% macro unedited_target_version(args, since, writes) %}
   {{ return(adapter.dispatch('unedited_target_version', 'auto_cdc')(args, since, writes)) }}
 {% endmacro %}
@@ -73,20 +74,25 @@
   {{ return(none) }}
 {% endmacro %}
 
-{#- Delta: the table's history (DESCRIBE HISTORY) lists each commit's operation. After `since`, the
-    commits must be those that change no row (compaction, vacuum, table properties, added columns) and
-    exactly `writes` more: the run's own MERGE (or erase_keys' DELETE), which the run log cannot
-    otherwise tell from someone else's. A commit of anyone else that changes rows (an UPDATE, DELETE,
-    MERGE, INSERT or RESTORE by hand, a run killed after its MERGE) leaves every later run of the model
-    comparing until --full-refresh: the model's rows outside a run's keys may have changed, and a later
-    run would not look at them. The history's rows carry each commit's parameters, a MERGE's condition
-    with its key filter among them (target_key_filter_sql, up to about 350 KB): the newest 5 commits are
-    read first, and 100 only where `since` is older than those. -#}
+{#- Delta: the table's history (DESCRIBE HISTORY) lists each commit's operation and parameters. After
+    `since`, the commits must be those that change no row (compaction, vacuum, table properties, added
+    columns), the MERGEs of this run's id and exactly `writes` more. A MERGE of this run's id is this
+    run's, or one of a run that failed after it and before it recorded itself (the run log has no row
+    for it, so the next run takes its id, and repeats its work: killed_run_events_sql). A commit of
+    anyone else that changes rows (an UPDATE, DELETE, MERGE, INSERT or RESTORE by hand) leaves every
+    later run of the model comparing until --full-refresh: the model's rows outside a run's keys may
+    have changed, and a later run would not look at them. The history's rows carry each commit's
+    parameters, a MERGE's condition with its key filter among them (target_key_filter_sql, up to about
+    350 KB): the newest 5 commits are read first, and 100 only where `since` is older than those. -#}
 {% macro spark__unedited_target_version(args, since, writes) %}
   {#- a run-operation (erase_keys) has no `this`: the target's own format -#}
   {%- set format = auto_cdc._spark_format() if this is defined else auto_cdc._spark_format(args.rel.target) -%}
   {%- if format != 'delta' -%}{{ return(none) }}{%- endif -%}
   {%- set rowless = ['OPTIMIZE', 'VACUUM START', 'VACUUM END', 'SET TBLPROPERTIES', 'UNSET TBLPROPERTIES', 'ADD COLUMNS', 'REORG'] -%}
+  {#- a MERGE of the run's id: its delete clause's condition, as the history shows it (the source's action
+      column, with the number Spark gave it, equal to the id's negative: merge_changes_sql) -#}
+  {%- set run_id = (args.get('run') or {}).get('id') -%}
+  {%- set mark = [auto_cdc._names().internal_prefix ~ 'upsert#', ' = -' ~ run_id ~ ')'] if run_id is not none else none -%}
   {%- set first = since if since is not none else 0 -%}
   {%- set history = auto_cdc._query('describe history ' ~ args.rel.target ~ ' limit 5') -%}
   {%- if history.rows | length == 5 and (history.rows[4]['version'] | int) > first -%}
@@ -95,11 +101,13 @@
   {%- set found = {'anchor': false, 'writes': 0, 'latest': none} -%}
   {%- for row in history.rows -%}
     {%- set version, operation = row['version'] | int, row['operation'] -%}
+    {%- set parameters = row['operationParameters'] | string -%}
+    {%- set own = mark is not none and operation == 'MERGE' and mark[0] in parameters and mark[1] in parameters -%}
     {%- if found.latest is none -%}{%- do found.update({'latest': version}) -%}{%- endif -%}
     {%- if version == first -%}
       {#- the run that created the target made version 0 -#}
       {%- do found.update({'anchor': since is not none or operation == 'CREATE TABLE AS SELECT'}) -%}
-    {%- elif version > first and operation not in rowless -%}
+    {%- elif version > first and operation not in rowless and not own -%}
       {%- do found.update({'writes': found.writes + 1}) -%}
     {%- endif -%}
   {%- endfor -%}

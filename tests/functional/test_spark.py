@@ -373,9 +373,9 @@ def install_hand_edits(p: Project) -> dict:
 
 def check_unedited(p: Project) -> list[str]:
     """On Delta, a run records the target's version when no one but the model's runs changed its rows since
-    the last run's (an OPTIMIZE before cdf_scd2's third run changes none; its second run counts its one commit
-    from its MERGE's result); a hand edit (he1, he2 before their
-    second run) leaves it unrecorded from then on, and each later run compares the target with the log."""
+    the last run's (an OPTIMIZE before cdf_scd2's third run changes none; each run's MERGE names its run id);
+    a hand edit (he1, he2 before their second run) leaves it unrecorded from then on, and each later run
+    compares the target with the log."""
     failures = []
     for name, recorded in (("cdf_scd2", [True, True, True, True]), ("he1", [True, False, False, False]),
                            ("he2", [True, False, False, False]), *((name, [True] * 4) for name in SEQ_SHOWN)):
@@ -594,36 +594,55 @@ def test_a_run_failed_right_after_its_log_append_is_completed_by_the_next_run(fi
                                                                              tmp_path_factory):
     """The fault trials above fail a run after a random statement; this one fails it after the statement
     that appends its new events to the log, the one state only Spark can be left in (no transaction holds
-    a run's statements together). Two models over the same feed: the first run of part 1 of one of them
-    numbers its statements (auto_cdc_testkit/faults.py), which gives the append's number; the other, in
+    a run's statements together). Models over the same feed: the first run of part 1 of one of them
+    numbers its statements (auto_cdc_testkit/faults.py), which gives the append's number; another, in
     the same state, fails right after it, leaving its events logged and its target as before. The next
     run finds nothing new in the feed, and must still apply those events (the run's facts count the
-    events logged under its id: killed_run_events_sql)."""
+    events logged under its id: killed_run_events_sql). On Delta a third fails right after its MERGE:
+    the next run takes the failed run's id, so the MERGE names it (merge_changes_sql), and that run
+    records the target's version (unedited_target_version): the model's later runs need not compare
+    the target with the log."""
     counted, failed = FAILED_AFTER_APPEND, dataclasses.replace(FAILED_AFTER_APPEND, name="appended_failed")
+    merged = dataclasses.replace(FAILED_AFTER_APPEND, name="merged_failed")
+    cases = (counted, failed, merged) if file_format == "delta" else (counted, failed)
     p = Project(tmp_path_factory.mktemp(f"spark_{file_format}_append"), "spark", spark_conf=spark_cluster.spark_conf(),
                 in_process=True, models_config={"+file_format": "parquet"} if file_format == "parquet" else None)
     faults.install(p, raising=True)
-    for case in (counted, failed):
+    for case in cases:
         case.install(p)
         case.deliver(p, 0)
     p.run()
-    for case in (counted, failed):
+    for case in cases:
         case.deliver(p, 1)
     p.dbt("run", "--select", counted.name, "--log-format-file", "json", "--log-level-file", "debug",
           env={faults.PLAN_ENV: json.dumps({"__count__": True})})
     numbered = faults.numbered_statements(p.path / "logs" / "dbt.log", counted.name)
-    appends = [k for k, sql in numbered.items() if f"insert into {p.schema}.{counted.name}__auto_cdc_log " in " ".join((sql or "").split())]
+    sent = {k: " ".join((sql or "").split()) for k, sql in numbered.items()}
+    appends = [k for k, sql in sent.items() if f"insert into {p.schema}.{counted.name}__auto_cdc_log " in sql]
     assert len(appends) == 1, f"the log append among the counted run's statements: {appends} of {len(numbered)}"
-    before = p.rows(failed.name)
+    merges = [k for k, sql in sent.items() if f"merge into {p.schema}.{counted.name} as t " in sql]
+    assert len(merges) == (1 if file_format == "delta" else 0), f"the MERGE among the counted run's statements: {merges}"
+    plan = {failed.name: appends[0], **({merged.name: merges[0]} if merges else {})}
+    before = {case.name: p.rows(case.name) for case in cases}
     logged = len(p.rows(failed.name + "__auto_cdc_log"))
-    result = p.dbt("run", "--select", failed.name, check=False, env={faults.PLAN_ENV: json.dumps({failed.name: appends[0]})})
-    assert "auto_cdc fault point: failing after statement " + str(appends[0]) in result.output, result.output[-6000:]
+    result = p.dbt("run", "--select", *plan, check=False, env={faults.PLAN_ENV: json.dumps(plan)})
+    for name, statement in plan.items():
+        assert f"auto_cdc fault point: failing after statement {statement}" in result.output, result.output[-6000:]
     # the state only a failure between the append and the run log's row leaves
-    assert sorted(map(str, p.rows(failed.name))) == sorted(map(str, before))
+    assert sorted(map(str, p.rows(failed.name))) == sorted(map(str, before[failed.name]))
     assert len(p.rows(failed.name + "__auto_cdc_log")) == logged + 4
+    if merges:
+        # the MERGE committed: the target holds part 1, the run log has no row for it
+        assert sorted(map(str, p.rows(merged.name))) != sorted(map(str, before[merged.name]))
+        assert [r["run_id"] for r in p.rows(merged.name + "__auto_cdc_runs")] == [1]
     p.run()
     assert counted.actual(p) == counted.expected()
     assert failed.actual(p) == failed.expected(), f"{file_format}: the events the failed run logged were not applied"
+    if merges:
+        assert merged.actual(p) == merged.expected()
+        runs = sorted((r["run_id"], r["target_version"]) for r in p.rows(merged.name + "__auto_cdc_runs"))
+        assert [run for run, _ in runs] == [1, 2] and all(version is not None for _, version in runs), \
+            f"(run, target version) of the model whose run failed after its MERGE: {runs}"
 
 
 def _hold_lock(p: Project, lock: str, holder: str, lapses_at: str, lapsed: str | None = None) -> None:

@@ -96,7 +96,7 @@ def merge_sql(target_filter):
         _q=lambda name: f"`{name}`", _cols=lambda cols, alias=None: ", ".join((alias + "." if alias else "") + f"`{c}`" for c in cols),
         _eq=lambda cols, a, b: " and ".join(f"{a}.`{c}` = {b}.`{c}`" for c in cols),
         broadcast_hint=lambda aliases, rows, columns: "")
-    args = {"cfg": {"key_columns": ["k"], "scd": 2}, "path": {"target_filter": target_filter},
+    args = {"cfg": {"key_columns": ["k"], "scd": 2}, "path": {"target_filter": target_filter}, "run": {"id": 3},
             "plan": {"target_columns": ["k", "v", "__START_AT", "__END_AT"]},
             "rel": {"target": "db.t", "temp": {"missing": "db.t__m", "stale": "db.t__s"}}}
     return render_macro("builders/write.sql", "{% macro merge_changes_sql", None,
@@ -108,3 +108,12 @@ def test_the_merge_requires_the_condition_of_the_target():
     assert on == "on t.`k` = __c.`k` and t.`__START_AT` = __c.`__START_AT` and t.`k` in (3,1,2)"
     on = next(line for line in str(merge_sql(None)).splitlines() if line.startswith("on "))
     assert on == "on t.`k` = __c.`k` and t.`__START_AT` = __c.`__START_AT`"
+
+
+def test_the_merges_clauses_name_the_run():
+    """The source's action is the run's id (a row to write) or its negative (a row to delete), so the MERGE's
+    clauses name the run in the table's history (unedited_target_version, test_unedited_history.py)."""
+    clauses = [line for line in str(merge_sql(None)).splitlines() if line.startswith("when ")]
+    assert [line.split(" then ")[0] for line in clauses] == [
+        "when matched and __c.`__auto_cdc_upsert` = 3", "when matched and __c.`__auto_cdc_upsert` = -3",
+        "when not matched and __c.`__auto_cdc_upsert` = 3"]
