@@ -626,7 +626,7 @@ def test_a_run_failed_right_after_its_log_append_is_completed_by_the_next_run(fi
     before = {case.name: p.rows(case.name) for case in cases}
     logged = len(p.rows(failed.name + "__auto_cdc_log"))
     result = p.dbt("run", "--select", *plan, check=False, env={faults.PLAN_ENV: json.dumps(plan)})
-    for name, statement in plan.items():
+    for statement in plan.values():
         assert f"auto_cdc fault point: failing after statement {statement}" in result.output, result.output[-6000:]
     # the state only a failure between the append and the run log's row leaves
     assert sorted(map(str, p.rows(failed.name))) == sorted(map(str, before[failed.name]))
