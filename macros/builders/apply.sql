@@ -247,11 +247,14 @@ from (
       by this run), where the engine keeps a history to tell (unedited_target_version: the run's MERGE
       names its id, as do those of a run that failed before recording itself) -#}
   {%- set since = args.run.since if args.path.incremental else none -%}
-  {%- if args.path.incremental and not written -%}
+  {#- the run's own schema changes (_apply_schema_changes): one commit of the target for each column it
+      dropped or widened, in the log as well, so the target still holds the rows the log yields -#}
+  {%- set altered = (args.plan.drop_columns | length) + (args.plan.widen_columns | length) if args.path.incremental else 0 -%}
+  {%- if args.path.incremental and not written and altered == 0 -%}
     {#- a run that wrote nothing leaves the version it found -#}
     {%- set target_version = args.run.unedited_version -%}
   {%- elif since is not none or not args.path.incremental -%}
-    {%- set target_version = auto_cdc.unedited_target_version(args, since, 0) -%}
+    {%- set target_version = auto_cdc.unedited_target_version(args, since, altered) -%}
   {%- else -%}
     {%- set target_version = none -%}
   {%- endif -%}

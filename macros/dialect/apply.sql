@@ -64,7 +64,8 @@
     target is unedited since the last run's version takes no hand edit into account: its classification
     compares no target row with the log (paths.sql) and it folds no edits (edits.sql). The MERGEs of the
     run in `args.run` (merge_changes_sql names the run's id in them) are the model's own; `writes`: the
-    commits the caller made that change rows and name no run (erase_keys' DELETE: 0 or 1). An engine
+    commits the caller made that change rows and name no run (erase_keys' DELETE: 0 or 1; a run's
+    ALTERs of the columns it drops or widens in the target and the log alike). An engine
     that keeps no history of the table's commits returns none, and every run compares. -#}
 {% macro unedited_target_version(args, since, writes) %}
   {{ return(adapter.dispatch('unedited_target_version', 'auto_cdc')(args, since, writes)) }}

@@ -16,7 +16,8 @@ the four runs and the reads share one driver (dbt-spark's `session` method):
   and, on Delta, the path (fast or replayed) its keys take;
 - on_schema_change: a new column is appended (or ignored), a dropped one kept; 'fail' fails that model
   with a clear error, and so does 'sync_all_columns' on parquet (a parquet table cannot drop a column),
-  where on Delta it drops the column;
+  where on Delta it drops the column; on Delta, a column widened from int to bigint, and the target's
+  version recorded by the runs that drop or widen a column;
 - on Delta only: hand edits of targets (SCD1 and SCD2: updates, deletes, inserted rows) kept by later
   runs, and auto_cdc.erase_keys.
 
@@ -277,14 +278,20 @@ def check_change_feeds(p: Project, file_format: str) -> list[str]:
 
 
 SCHEMA_MODES = ["append_new_columns", "ignore", "fail", "sync_all_columns"]
+# the Delta models whose last run drops (sync_all_columns) or widens (sc_widen) a column of the target
+SCHEMA_CHANGED = ["sc_sync_all_columns", "sc_widen"]
 SCHEMA_FEED = [("id", "integer"), ("seq", "integer"), ("op", "varchar"), ("a", "varchar"), ("extra", "varchar"),
                ("email", "varchar")]
 
 
-def schema_models(p: Project, columns: str) -> None:
+def schema_models(p: Project, columns: str, file_format: str, widened: bool = False) -> None:
     for mode in SCHEMA_MODES:
         p.model(f"sc_{mode}", f"select {columns} from {p.relation('sc_feed')}", materialized="auto_cdc", keys=["id"],
                 sequence_by="seq", apply_as_deletes="op = 'D'", except_column_list=["op", "seq"], on_schema_change=mode)
+    if file_format == "delta":  # a column widened from int to bigint (type widening; parquet fails the run)
+        p.model("sc_widen", f"select id, seq, op, a, cast(id as {'bigint' if widened else 'int'}) as w "
+                f"from {p.relation('sc_feed')}", materialized="auto_cdc", keys=["id"], sequence_by="seq",
+                apply_as_deletes="op = 'D'", except_column_list=["op", "seq"], on_schema_change="append_new_columns")
 
 
 def check_schema_changes(p: Project, last_run, file_format: str) -> list[str]:
@@ -316,6 +323,12 @@ def check_schema_changes(p: Project, last_run, file_format: str) -> list[str]:
             failures.append(f"{name} has the column email")
     if file_format == "delta" and "extra" in p.rows("sc_sync_all_columns")[0]:
         failures.append("sc_sync_all_columns kept the dropped column extra")
+    if file_format == "delta":
+        if target_rows(p, "sc_widen", ["id", "a", "w"]) != [(1, "a", 1), (2, "b", 2)]:
+            failures.append(f"sc_widen: got {target_rows(p, 'sc_widen', ['id', 'a', 'w'])}, expected [(1, 'a', 1), (2, 'b', 2)]")
+        types = {r["col_name"]: r["data_type"] for r in p._spark_read({"q": f"describe {p.relation('sc_widen')}"})["q"]}
+        if types.get("w") != "bigint":
+            failures.append(f"sc_widen: the column w is {types.get('w')}, expected bigint")
     return failures
 
 
@@ -371,17 +384,19 @@ def install_hand_edits(p: Project) -> dict:
     return {"steps": steps, "checks": checks}
 
 
-def check_unedited(p: Project) -> list[str]:
+def check_unedited(p: Project, runs: int) -> list[str]:
     """On Delta, a run records the target's version when no one but the model's runs changed its rows since
-    the last run's (an OPTIMIZE before cdf_scd2's third run changes none; each run's MERGE names its run id);
+    the last run's (an OPTIMIZE before cdf_scd2's third run changes none; each run's MERGE names its run id;
+    the last run's ALTERs of the columns it drops, sc_sync_all_columns, or widens, sc_widen, are its own);
     a hand edit (he1, he2 before their second run) leaves it unrecorded from then on, and each later run
     compares the target with the log."""
     failures = []
     for name, recorded in (("cdf_scd2", [True, True, True, True]), ("he1", [True, False, False, False]),
-                           ("he2", [True, False, False, False]), *((name, [True] * 4) for name in SEQ_SHOWN)):
-        runs = sorted((r["run_id"], r["target_version"] is not None) for r in p.rows(name + "__auto_cdc_runs"))
-        if [v for _, v in runs[:4]] != recorded:
-            failures.append(f"{name}: (run, target version recorded) {runs}, expected {recorded} for runs 1-4")
+                           ("he2", [True, False, False, False]), *((name, [True] * 4) for name in SEQ_SHOWN),
+                           *((name, [True] * runs) for name in SCHEMA_CHANGED)):
+        got = sorted((r["run_id"], r["target_version"] is not None) for r in p.rows(name + "__auto_cdc_runs"))
+        if [v for _, v in got[:len(recorded)]] != recorded:
+            failures.append(f"{name}: (run, target version recorded) {got}, expected {recorded} for runs 1-{len(recorded)}")
     return failures
 
 
@@ -483,7 +498,7 @@ def test_examples_and_generated_cases_on_spark_equal_the_expected_tables(file_fo
     change_feeds = install_change_feeds(p, file_format)
     cursors = install_cursor_types(p)
     p.table("sc_feed", SCHEMA_FEED, [(1, 1, "U", "a", "e", None)])
-    schema_models(p, "id, seq, op, a, extra")
+    schema_models(p, "id, seq, op, a, extra", file_format)
     runs = max([4] + [c.runs for c in batch])
     for run in range(runs):
         for step in dml["steps"].get(run, []):
@@ -495,7 +510,7 @@ def test_examples_and_generated_cases_on_spark_equal_the_expected_tables(file_fo
         for case in batch:
             case.deliver(p, run)
         if run == runs - 1:  # the source drops `extra` and gains `email`
-            schema_models(p, "id, seq, op, a, email")
+            schema_models(p, "id, seq, op, a, email", file_format, widened=True)
             p.insert("sc_feed", [c for c, _ in SCHEMA_FEED], [(2, 2, "U", "b", None, "b@x")])
             last = p.run(check=False)
         else:
@@ -504,11 +519,12 @@ def test_examples_and_generated_cases_on_spark_equal_the_expected_tables(file_fo
     failures += check_erase(p) + check_erase_unedited(p) if file_format == "delta" else []
     p.read_all(side_tables=(["cdf_scd1__auto_cdc_changes", "cdf_scd2__auto_cdc_changes"] if file_format == "parquet"
                             else ["er__auto_cdc_log", "cdf_scd1__auto_cdc_runs", "cdf_scd2__auto_cdc_runs",
-                                  "he1__auto_cdc_runs", "he2__auto_cdc_runs"] + [n + "__auto_cdc_runs" for n in SEQ_SHOWN])
+                                  "he1__auto_cdc_runs", "he2__auto_cdc_runs"]
+                            + [n + "__auto_cdc_runs" for n in [*SEQ_SHOWN, *SCHEMA_CHANGED]])
                + [name + "__auto_cdc_runs" for name in CURSOR_MODELS])
     failures += check_change_feeds(p, file_format)
     failures += check_cursor_types(p)
-    failures += check_paths(p) + check_unedited(p) + check_wide_batch(p) if file_format == "delta" else []
+    failures += check_paths(p) + check_unedited(p, runs) + check_wide_batch(p) if file_format == "delta" else []
     failures += check_metrics(p, file_format)
     if file_format == "delta":  # no bucket column on Delta targets, and they are Delta tables
         if "__auto_cdc_bucket" in p.rows("e4_bitemporal")[0]:
