@@ -90,10 +90,14 @@
   {%- set format = auto_cdc._spark_format() if this is defined else auto_cdc._spark_format(args.rel.target) -%}
   {%- if format != 'delta' -%}{{ return(none) }}{%- endif -%}
   {%- set rowless = ['OPTIMIZE', 'VACUUM START', 'VACUUM END', 'SET TBLPROPERTIES', 'UNSET TBLPROPERTIES', 'ADD COLUMNS', 'REORG'] -%}
-  {#- a MERGE of the run's id: its delete clause's condition, as the history shows it (the source's action
-      column, with the number Spark gave it, equal to the id's negative: merge_changes_sql) -#}
+  {#- a MERGE of the run's id: a clause whose whole condition is the one of merge_changes_sql's delete
+      clause, as the history shows it: the source's action column, with the number Spark gave it, equal
+      to the id's negative, `"(__auto_cdc_upsert#123 = -7)"` (the quotes escaped, `\"`, where the
+      connection returns the parameters as JSON). A hand MERGE whose conditions merely contain both parts,
+      `((__auto_cdc_upsert#9 = 2) AND (id#8 = -7))`, is not the model's. -#}
   {%- set run_id = (args.get('run') or {}).get('id') -%}
-  {%- set mark = [auto_cdc._names().internal_prefix ~ 'upsert#', ' = -' ~ run_id ~ ')'] if run_id is not none else none -%}
+  {%- set mark = modules.re.compile('"\\(' ~ modules.re.escape(auto_cdc._names().internal_prefix ~ 'upsert') ~ '#[0-9]+ = -'
+        ~ (run_id | int) ~ '\\)\\\\?"') if run_id is not none else none -%}
   {%- set first = since if since is not none else 0 -%}
   {%- set history = auto_cdc._query('describe history ' ~ args.rel.target ~ ' limit 5') -%}
   {%- if history.rows | length == 5 and (history.rows[4]['version'] | int) > first -%}
@@ -103,7 +107,7 @@
   {%- for row in history.rows -%}
     {%- set version, operation = row['version'] | int, row['operation'] -%}
     {%- set parameters = row['operationParameters'] | string -%}
-    {%- set own = mark is not none and operation == 'MERGE' and mark[0] in parameters and mark[1] in parameters -%}
+    {%- set own = mark is not none and operation == 'MERGE' and mark.search(parameters) is not none -%}
     {%- if found.latest is none -%}{%- do found.update({'latest': version}) -%}{%- endif -%}
     {%- if version == first -%}
       {#- the run that created the target made version 0 -#}

@@ -342,17 +342,19 @@ DML_SCD2_COLS = ["id", "name", "__START_AT", "__END_AT"]
 def install_hand_edits(p: Project) -> dict:
     """Returns run -> [("sql", statement) or (feed, columns, rows)] and name -> (columns, expected rows)."""
     cols = [c for c, _ in DML_FEED]
-    for feed in ("he1_feed", "he2_feed", "er_feed", "eu_feed"):
+    for feed in ("he1_feed", "he2_feed", "hm_feed", "er_feed", "eu_feed"):
         p.table(feed, DML_FEED)
     p.feed_model("he1", "he1_feed", **DML_CFG)
     p.feed_model("he2", "he2_feed", **DML_CFG, stored_as_scd_type=2)
+    p.feed_model("hm", "hm_feed", **DML_CFG, stored_as_scd_type=2)
     p.feed_model("er", "er_feed", **DML_CFG, stored_as_scd_type=2, change_data_feed=True)
     p.feed_model("eu", "eu_feed", **DML_CFG, stored_as_scd_type=2)  # no hand edit: check_erase_unedited
-    he1, he2, er = p.relation("he1"), p.relation("he2"), p.relation("er")
+    he1, he2, hm, er = p.relation("he1"), p.relation("he2"), p.relation("hm"), p.relation("er")
     steps = {
         0: [("he1_feed", cols, [(1, 5, "U", "a", "x"), (2, 5, "U", "b", "x"), (3, 5, "U", "c", "x")]),
             ("he2_feed", cols, [(1, 1, "U", "a1", "x"), (1, 3, "U", "a3", "x"), (1, 5, "U", "a5", "x"),
                                 (2, 1, "U", "b1", "x"), (2, 4, "U", "b4", "x")]),
+            ("hm_feed", cols, [(1, 1, "U", "a1", "x"), (1, 5, "U", "a5", "x")]),
             ("er_feed", cols, [(1, 1, "U", "a", "x"), (1, 2, "D", None, None), (2, 1, "U", "b", "y"), (3, 1, "U", "c", "z")]),
             ("eu_feed", cols, [(1, 1, "U", "a", "x"), (2, 1, "U", "b", "y"), (3, 1, "U", "c", "z")])],
         # SCD1: an update, a delete and an inserted row, then late events (no effect on the edited key, no
@@ -364,6 +366,14 @@ def install_hand_edits(p: Project) -> dict:
             ("sql", f"update {he2} set name = 'A3!' where id = 1 and `__START_AT` = 3"),
             ("sql", f"delete from {he2} where id = 2 and `__START_AT` = 1"),
             ("he2_feed", cols, [(1, 7, "U", "a7", "x"), (2, 6, "U", "b6", "x"), (1, 4, "U", "late", "x")]),
+            # a MERGE by hand whose conditions name the source's column __auto_cdc_upsert and the run's id
+            # negated, as the model's MERGE does, but not as its delete clause's whole condition: a hand edit
+            # (the renamed closed version is kept when a late event splits it)
+            ("sql", f"merge into {hm} t using (select 1 as id, 1 as start_at, 'A1!' as name, 2 as __auto_cdc_upsert) s"
+                    " on t.id = s.id and t.`__START_AT` = s.start_at"
+                    " when matched and s.__auto_cdc_upsert = 2 and s.id = -2 then delete"
+                    " when matched then update set name = s.name"),
+            ("hm_feed", cols, [(1, 3, "U", "a3", "x")]),
             ("sql", f"update {er} set name = 'C!' where id = 3"), ("er_feed", cols, [(3, 2, "U", "c2", "z")]),
             ("eu_feed", cols, [(1, 2, "U", "a2", "x")])],
         # every version of key 2 deleted: a delete at its last sequence (6) ends whatever comes before it, so
@@ -380,7 +390,8 @@ def install_hand_edits(p: Project) -> dict:
     checks = {"he1": (["id", "name", "city"], [(1, "A!", "x"), (3, "c6", "x"), (9, "nine", "n")]),
               "he2": (DML_SCD2_COLS, [(1, "A3!", 3, 4), (1, "a1", 1, 3), (1, "a5", 5, 7), (1, "a7", 7, None),
                                       (1, "late", 4, 5), (2, "b8", 8, None), (2, "old", 5, 6), (5, "six", 6, None),
-                                      (5, "source", 5, 6)])}
+                                      (5, "source", 5, 6)]),
+              "hm": (DML_SCD2_COLS, [(1, "A1!", 1, 3), (1, "a3", 3, 5), (1, "a5", 5, None)])}
     return {"steps": steps, "checks": checks}
 
 
@@ -388,11 +399,11 @@ def check_unedited(p: Project, runs: int) -> list[str]:
     """On Delta, a run records the target's version when no one but the model's runs changed its rows since
     the last run's (an OPTIMIZE before cdf_scd2's third run changes none; each run's MERGE names its run id;
     the last run's ALTERs of the columns it drops, sc_sync_all_columns, or widens, sc_widen, are its own);
-    a hand edit (he1, he2 before their second run) leaves it unrecorded from then on, and each later run
-    compares the target with the log."""
+    a hand edit (he1, he2 and hm, by a MERGE that resembles the model's, before their second run) leaves it
+    unrecorded from then on, and each later run compares the target with the log."""
     failures = []
     for name, recorded in (("cdf_scd2", [True, True, True, True]), ("he1", [True, False, False, False]),
-                           ("he2", [True, False, False, False]), *((name, [True] * 4) for name in SEQ_SHOWN),
+                           ("he2", [True, False, False, False]), ("hm", [True, False, False, False]), *((name, [True] * 4) for name in SEQ_SHOWN),
                            *((name, [True] * runs) for name in SCHEMA_CHANGED)):
         got = sorted((r["run_id"], r["target_version"] is not None) for r in p.rows(name + "__auto_cdc_runs"))
         if [v for _, v in got[:len(recorded)]] != recorded:
