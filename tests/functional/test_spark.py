@@ -18,8 +18,8 @@ the four runs and the reads share one driver (dbt-spark's `session` method):
   with a clear error, and so does 'sync_all_columns' on parquet (a parquet table cannot drop a column),
   where on Delta it drops the column; on Delta, a column widened from int to bigint, and the target's
   version recorded by the runs that drop or widen a column;
-- on Delta only: hand edits of targets (SCD1 and SCD2: updates, deletes, inserted rows) kept by later
-  runs, and auto_cdc.erase_keys.
+- on Delta only: hand edits of targets (SCD1 and SCD2: updates, deletes, inserted rows, and a MERGE whose
+  conditions resemble the model's own) kept by later runs, and auto_cdc.erase_keys.
 
 Beside that project: runs failed at random statements on Delta, a run failed right after its log append (both
 formats), the model's lock held by another run (both formats), and two

@@ -72,6 +72,10 @@ def test_the_merges_that_name_the_runs_id_are_its_own():
     {9: None},                   # a MERGE by hand
     {9: json.dumps({"predicate": json.dumps(["(k#1L = k#2L)"]),
                     "matchedPredicates": json.dumps([{"predicate": "(u#3 = -17)", "actionType": "delete"}])})},
+    # a MERGE by hand whose condition holds the action column and the negated id, but not as the whole of it
+    {9: json.dumps({"predicate": json.dumps(["(k#1L = k#2L)"]),
+                    "matchedPredicates": json.dumps([{"predicate": "((__auto_cdc_upsert#3 = 2) AND (k#4 = -17))",
+                                                      "actionType": "delete"}, {"actionType": "update"}])})},
 ])
 def test_a_merge_that_does_not_name_the_runs_id_in_its_action_column_is_someone_elses(parameters):
     assert unedited(8, [10, 9, 8], writes=0, run=17, parameters={10: merge_parameters(17), **parameters}) == (None, ["5"])
