@@ -403,7 +403,8 @@ def check_unedited(p: Project, runs: int) -> list[str]:
     unrecorded from then on, and each later run compares the target with the log."""
     failures = []
     for name, recorded in (("cdf_scd2", [True, True, True, True]), ("he1", [True, False, False, False]),
-                           ("he2", [True, False, False, False]), ("hm", [True, False, False, False]), *((name, [True] * 4) for name in SEQ_SHOWN),
+                           ("he2", [True, False, False, False]), ("hm", [True, False, False, False]),
+                           *((name, [True] * 4) for name in SEQ_SHOWN),
                            *((name, [True] * runs) for name in SCHEMA_CHANGED)):
         got = sorted((r["run_id"], r["target_version"] is not None) for r in p.rows(name + "__auto_cdc_runs"))
         if [v for _, v in got[:len(recorded)]] != recorded:
