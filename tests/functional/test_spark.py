@@ -354,7 +354,8 @@ def install_hand_edits(p: Project) -> dict:
         0: [("he1_feed", cols, [(1, 5, "U", "a", "x"), (2, 5, "U", "b", "x"), (3, 5, "U", "c", "x")]),
             ("he2_feed", cols, [(1, 1, "U", "a1", "x"), (1, 3, "U", "a3", "x"), (1, 5, "U", "a5", "x"),
                                 (2, 1, "U", "b1", "x"), (2, 4, "U", "b4", "x")]),
-            ("hm_feed", cols, [(1, 1, "U", "a1", "x"), (1, 5, "U", "a5", "x")]),
+            ("hm_feed", cols, [(1, 1, "U", "a1", "x"), (1, 5, "U", "a5", "x"),
+                               (2, 1, "U", "b1", "x"), (2, 5, "U", "b5", "x")]),
             ("er_feed", cols, [(1, 1, "U", "a", "x"), (1, 2, "D", None, None), (2, 1, "U", "b", "y"), (3, 1, "U", "c", "z")]),
             ("eu_feed", cols, [(1, 1, "U", "a", "x"), (2, 1, "U", "b", "y"), (3, 1, "U", "c", "z")])],
         # SCD1: an update, a delete and an inserted row, then late events (no effect on the edited key, no
@@ -367,13 +368,14 @@ def install_hand_edits(p: Project) -> dict:
             ("sql", f"delete from {he2} where id = 2 and `__START_AT` = 1"),
             ("he2_feed", cols, [(1, 7, "U", "a7", "x"), (2, 6, "U", "b6", "x"), (1, 4, "U", "late", "x")]),
             # a MERGE by hand whose conditions name the source's column __auto_cdc_upsert and the run's id
-            # negated, as the model's MERGE does, but not as its delete clause's whole condition: a hand edit
-            # (the renamed closed version is kept when a late event splits it)
-            ("sql", f"merge into {hm} t using (select 1 as id, 1 as start_at, 'A1!' as name, 2 as __auto_cdc_upsert) s"
+            # negated (this is run 2), as the model's MERGE does, but not as its delete clause's whole
+            # condition: a hand edit of key 2, which this run does not touch, so it leaves the target's version
+            # unrecorded, and the next run, which touches key 2, folds the edit in
+            ("sql", f"merge into {hm} t using (select 2 as id, 1 as start_at, 'B1!' as name, 2 as __auto_cdc_upsert) s"
                     " on t.id = s.id and t.`__START_AT` = s.start_at"
                     " when matched and s.__auto_cdc_upsert = 2 and s.id = -2 then delete"
                     " when matched then update set name = s.name"),
-            ("hm_feed", cols, [(1, 3, "U", "a3", "x")]),
+            ("hm_feed", cols, [(1, 7, "U", "a7", "x")]),
             ("sql", f"update {er} set name = 'C!' where id = 3"), ("er_feed", cols, [(3, 2, "U", "c2", "z")]),
             ("eu_feed", cols, [(1, 2, "U", "a2", "x")])],
         # every version of key 2 deleted: a delete at its last sequence (6) ends whatever comes before it, so
@@ -382,6 +384,8 @@ def install_hand_edits(p: Project) -> dict:
             # a hand row inserted for a new key, folded in by the run that brings its first event (at 6)
             ("sql", f"insert into {he2} (id, name, city, `__START_AT`, `__END_AT`) values (5, 'hand', 'z', 5, NULL)"),
             ("he2_feed", cols, [(5, 6, "U", "six", "y")]),
+            # a late event splits hm's hand-edited version: the renamed part before it is kept
+            ("hm_feed", cols, [(2, 3, "U", "b3", "x")]),
             # a compaction changes no row: the change feed's target stays unedited (check_unedited)
             ("sql", f"optimize {p.relation('cdf_scd2')}")],
         # a source event at the hand row's sequence replaces its edit event (the feed wins over the placeholder)
@@ -391,7 +395,8 @@ def install_hand_edits(p: Project) -> dict:
               "he2": (DML_SCD2_COLS, [(1, "A3!", 3, 4), (1, "a1", 1, 3), (1, "a5", 5, 7), (1, "a7", 7, None),
                                       (1, "late", 4, 5), (2, "b8", 8, None), (2, "old", 5, 6), (5, "six", 6, None),
                                       (5, "source", 5, 6)]),
-              "hm": (DML_SCD2_COLS, [(1, "A1!", 1, 3), (1, "a3", 3, 5), (1, "a5", 5, None)])}
+              "hm": (DML_SCD2_COLS, [(1, "a1", 1, 5), (1, "a5", 5, 7), (1, "a7", 7, None),
+                                     (2, "B1!", 1, 3), (2, "b3", 3, 5), (2, "b5", 5, None)])}
     return {"steps": steps, "checks": checks}
 
 
