@@ -1,10 +1,8 @@
 """Render one of the package's macros with plain Jinja, for unit tests of its logic without dbt: dbt's
-``return`` and ``modules`` (the Python modules dbt gives templates) are stood in for, and ``globals`` stands
+``return`` and ``modules.re`` (of the Python modules dbt gives templates, the one a macro here uses) are stood in for, and ``globals`` stands
 in for whatever else the macro calls."""
 from __future__ import annotations
 
-import datetime
-import itertools
 import re
 from pathlib import Path
 from types import SimpleNamespace
@@ -29,7 +27,7 @@ def render_macro(path: str, start: str, end: str | None, call: str, globals: dic
     first = body.index(start)
     source = body[first:body.index(end, first) if end else len(body)]
     env = jinja2.Environment(extensions=["jinja2.ext.do"])
-    modules = SimpleNamespace(re=re, datetime=datetime, itertools=itertools)
+    modules = SimpleNamespace(re=re)
     env.globals.update({"return": _return, "modules": modules, **(globals or {})})
     try:
         env.from_string(source + "{% do " + call + " %}").render(**values)

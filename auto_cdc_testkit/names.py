@@ -17,6 +17,7 @@ NAMES = {
     "fast": "__auto_cdc_fast",
     "new_events": "__auto_cdc_new_events",
     "held_at": "__auto_cdc_held_at",
+    "merge_action": "__auto_cdc_upsert",
     "fingerprint": "__auto_cdc_fp",
     "log_suffix": "__auto_cdc_log",
     "runs_suffix": "__auto_cdc_runs",

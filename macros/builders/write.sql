@@ -16,12 +16,12 @@
 {% macro merge_changes_sql(args, counts=none, inserts=true) %}
   {%- set pk = auto_cdc._row_key(args) -%}
   {%- set s, m, c = auto_cdc._alias('s'), auto_cdc._alias('m'), auto_cdc._alias('c') -%}
-  {%- set upsert = auto_cdc._q(auto_cdc._names().internal_prefix ~ 'upsert') -%}
+  {%- set n = auto_cdc._names() -%}
+  {%- set upsert = auto_cdc._q(n.merge_action) -%}
   {%- set write, remove = args.run.id | int, -(args.run.id | int) -%}
   {%- set updated = [] -%}
   {#- held rows known from the log carry their row key alone; an SCD2 missing row with one is its open
       version closed, as it was but its __END_AT (held_from_log_applies) -#}
-  {%- set n = auto_cdc._names() -%}
   {%- set closes_only = args.path.get('held_from_log') and args.cfg.scd == 2 -%}
   {%- for col in ([n.end_at] if closes_only else args.plan.target_columns) if col not in pk -%}
     {%- do updated.append(auto_cdc._q(col) ~ ' = ' ~ c ~ '.' ~ auto_cdc._q(col)) -%}

@@ -96,7 +96,7 @@
       connection returns the parameters as JSON). A hand MERGE whose conditions merely contain both parts,
       `((__auto_cdc_upsert#9 = 2) AND (id#8 = -7))`, is not the model's. -#}
   {%- set run_id = (args.get('run') or {}).get('id') -%}
-  {%- set mark = modules.re.compile('"\\(' ~ modules.re.escape(auto_cdc._names().internal_prefix ~ 'upsert') ~ '#[0-9]+ = -'
+  {%- set mark = modules.re.compile('"\\(' ~ modules.re.escape(auto_cdc._names().merge_action) ~ '#[0-9]+ = -'
         ~ (run_id | int) ~ '\\)\\\\?"') if run_id is not none else none -%}
   {%- set first = since if since is not none else 0 -%}
   {%- set history = auto_cdc._query('describe history ' ~ args.rel.target ~ ' limit 5') -%}

@@ -92,7 +92,7 @@ def test_duckdb_and_postgres_take_no_condition():
 def merge_sql(target_filter):
     macros = SimpleNamespace(
         _row_key=lambda args: ["k", "__START_AT"], _alias=lambda name: "__" + name,
-        _names=lambda: SimpleNamespace(internal_prefix="__auto_cdc_", end_at="__END_AT"),
+        _names=lambda: SimpleNamespace(merge_action="__auto_cdc_upsert", end_at="__END_AT"),
         _q=lambda name: f"`{name}`", _cols=lambda cols, alias=None: ", ".join((alias + "." if alias else "") + f"`{c}`" for c in cols),
         _eq=lambda cols, a, b: " and ".join(f"{a}.`{c}` = {b}.`{c}`" for c in cols),
         broadcast_hint=lambda aliases, rows, columns: "")
