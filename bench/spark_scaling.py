@@ -78,7 +78,8 @@ RANGE = """
 # run log, no check for late events, hand edits or conflicts: a lower bound for the package's run.
 LEAST = least_materialization(
     "least_scd2_delta", adapter="spark", commit=False,
-    setup="""  {%- set new = this.incorporate(path={'identifier': this.identifier ~ '_new'}) -%}""",
+    setup="""  {%- set new = this.incorporate(path={'identifier': this.identifier ~ '_new'}) -%}
+  {% do auto_cdc._spark_session_settings() %}""",
     first="""[
           'create table ' ~ log ~ ' using delta as select * from (' ~ sql ~ ') b',
           'create table ' ~ this ~ ' using delta as select k, seq, val, seq as start_at, cast(null as bigint) as end_at from ' ~ log]""",
@@ -126,6 +127,7 @@ LEAST_CHECKED = """{%- materialization least_checked_scd2_delta, adapter='spark'
       {%- call statement('main' if loop.last else 'step_' ~ loop.index) -%}{{ step }}{%- endcall -%}
     {%- endfor -%}
   {%- else -%}
+    {% do auto_cdc._spark_session_settings() %}
     {%- call statement('lock') -%}
       create table if not exists {{ lock }} (holder string) using parquet tblproperties ('holder' = '{{ invocation_id }}')
     {%- endcall -%}

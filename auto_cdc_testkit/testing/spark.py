@@ -124,8 +124,6 @@ class SparkCluster:
         jars = delta.jars()
         if jars:  # Delta Lake's catalog (fetched by scripts/bootstrap.sh): new targets are Delta tables
             conf.update(delta.spark_conf(jars))
-            # Delta reads a table's log in 50 partitions by default: 50 tasks for a table of a few files
-            conf["spark.databricks.delta.snapshotPartitions"] = "2"
         conf.update(self.conf)
         return conf
 

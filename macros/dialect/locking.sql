@@ -29,6 +29,7 @@
     taker that read the lapsed holder late cannot rename the new lock away (the new lock's properties
     name it, and it is dropped with the lock). Returns the lock table. -#}
 {% macro spark__take_model_lock(relation, model_name, lock_timeout, statement_timeout) %}
+  {% do auto_cdc._spark_session_settings() %}
   {%- set lock = auto_cdc._side_relation(relation, auto_cdc._names().lock_suffix) -%}
   {%- set seconds = auto_cdc._timeout_seconds(lock_timeout, model_name) -%}
   {%- set dt = modules.datetime -%}

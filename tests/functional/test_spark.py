@@ -688,6 +688,12 @@ def _hold_lock(p: Project, lock: str, holder: str, lapses_at: str, lapsed: str |
     p.execute(f"create table {lock} (holder string) using parquet tblproperties ({pairs})")
 
 
+SNAPSHOT_PARTITIONS = "spark.databricks.delta.snapshotPartitions"
+# a model's post-hook that prints the session's value of it (in the dbt run's own session, in or out of this process)
+SHOW_SNAPSHOT_PARTITIONS = ("{% if execute %}{{ log('the session snapshot partitions: ' ~ run_query('set "
+                            + SNAPSHOT_PARTITIONS + "').rows[0][1], info=true) }}{% endif %}")
+
+
 def _tables(p: Project, pattern: str) -> list[str]:
     return sorted(r[1] for r in p.fetch(f"show tables in {p.schema} like '{pattern}'"))
 
@@ -708,8 +714,11 @@ def test_a_spark_model_run_while_another_run_holds_its_lock_fails_and_writes_not
                 in_process=True, models_config={"+file_format": "parquet"} if file_format == "parquet" else None)
     cols = [c for c, _ in DML_FEED]
     p.table("feed", DML_FEED, [(1, 1, "U", "a", "x"), (2, 1, "U", "b", "x")])
-    p.feed_model("t", "feed", **DML_CFG, stored_as_scd_type=2)
-    p.run()
+    p.feed_model("t", "feed", **DML_CFG, stored_as_scd_type=2, post_hook=SHOW_SNAPSHOT_PARTITIONS)
+    # a writer sets Delta's snapshot partitions for its session when the session leaves them unset
+    p.execute(f"reset {SNAPSHOT_PARTITIONS}")
+    first = p.run()
+    assert "the session snapshot partitions: 8" in first.output, first.output[-3000:]
     lock = p.relation("t__auto_cdc_lock")
     assert _tables(p, "t__auto_cdc_lock*") == [], "a run drops its lock after its commit"
     before = target_rows(p, "t", DML_SCD2_COLS)
@@ -728,11 +737,14 @@ def test_a_spark_model_run_while_another_run_holds_its_lock_fails_and_writes_not
     p.execute(f"drop table {lock}")
     p.execute(f"create table {p.relation('t__auto_cdc_lock_left')} (holder string) using parquet")
     _hold_lock(p, lock, "other-run", "2026-01-01 00:00:01+00:00", lapsed="t__auto_cdc_lock_left")
-    p.run()
+    p.execute(f"set {SNAPSHOT_PARTITIONS} = 3")  # ... and keeps a value the session sets
+    took_over = p.run()
+    assert "the session snapshot partitions: 3" in took_over.output, took_over.output[-3000:]
     assert target_rows(p, "t", DML_SCD2_COLS) == [(1, "a", 1, 2), (1, "a2", 2, None), (2, "b", 1, None)]
     assert _tables(p, "t__auto_cdc_lock*") == []
     # a run that fails after taking the lock (R7: two events at one key and sequence disagree) gets it back
     p.insert("feed", cols, [(2, 5, "U", "b5", "x"), (2, 5, "U", "other", "x")])
+    p.execute(f"reset {SNAPSHOT_PARTITIONS}")  # (the run sets it again: the tests after this one share the driver)
     failed = p.run(check=False)
     assert not failed.ok and "auto_cdc model 't'" in failed.output and "holds its lock" not in failed.output, failed.output[-3000:]
     assert _tables(p, "t__auto_cdc_lock*") == [], "the on-run-end hook drops a failed run's lock"
