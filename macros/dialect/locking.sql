@@ -27,7 +27,8 @@
     one lapsed lock only one rename succeeds (the other finds the lock gone, or the new name taken,
     and fails with Spark's error), and that name stays taken until the new holder releases, so a
     taker that read the lapsed holder late cannot rename the new lock away (the new lock's properties
-    name it, and it is dropped with the lock). Returns the lock table. -#}
+    name it, and it is dropped with the lock). Returns the lock table. First, the session's settings
+    (_spark_session_settings, macros/adapters/spark.sql). -#}
 {% macro spark__take_model_lock(relation, model_name, lock_timeout, statement_timeout) %}
   {% do auto_cdc._spark_session_settings() %}
   {%- set lock = auto_cdc._side_relation(relation, auto_cdc._names().lock_suffix) -%}
