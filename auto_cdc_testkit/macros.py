@@ -1,6 +1,6 @@
 """Render one of the package's macros with plain Jinja, for unit tests of its logic without dbt: dbt's
-``return`` and ``modules.re`` (of the Python modules dbt gives templates, the one a macro here uses) are stood in for, and ``globals`` stands
-in for whatever else the macro calls."""
+``return`` and ``modules.re`` (of the Python modules dbt gives templates, the one a macro here uses) are
+stood in for, and ``globals`` stands in for whatever else the macro calls."""
 from __future__ import annotations
 
 import re

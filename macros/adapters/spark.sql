@@ -104,13 +104,14 @@ pmod(xxhash64({{ auto_cdc._cols(args.cfg.key_columns, prefix) }}), {{ args.plan.
 {% endmacro %}
 
 
-{#- The session's settings for a writer (a run, erase_keys), sent when it takes the model's
-    lock (spark__take_model_lock), as Postgres sets its own there (_pg_settings). With Delta Lake, the partitions Delta rebuilds a
-    table's state in (the list of its files, from its log) each time a statement reads a table that a
-    commit changed since its last read: 50 unless the session sets spark.databricks.delta.snapshotPartitions,
-    so 50 tasks each time for tables of a few hundred files, and a run reads the tables it has just
-    written many times (docs/benchmarks.md). Set to 8 for the session when the session leaves it unset; a
-    value the profile's server_side_parameters or an earlier `set` gives is kept. Driver-side: no job. -#}
+{#- The session's settings for a writer (a run, erase_keys), sent when it takes the model's lock
+    (spark__take_model_lock), as Postgres sets its own there (_pg_settings). With Delta Lake: the
+    partitions Delta rebuilds a table's state in (the list of its files, from its log) each time a
+    statement reads a table that a commit changed since its last read, 50 unless the session sets
+    spark.databricks.delta.snapshotPartitions: 50 tasks each time for tables of a few hundred files, and
+    a run reads the tables it has just written many times (docs/benchmarks.md). Set to 8 for the session
+    when the session leaves it unset; a value the profile's server_side_parameters or an earlier `set`
+    gives is kept. Driver-side: no job. -#}
 {% macro _spark_session_settings() %}
   {%- if auto_cdc._spark_session_has_delta() -%}
     {%- set key = 'spark.databricks.delta.snapshotPartitions' -%}
