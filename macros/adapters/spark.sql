@@ -121,10 +121,11 @@ pmod(xxhash64({{ auto_cdc._cols(args.cfg.key_columns, prefix) }}), {{ args.plan.
   {%- endif -%}
 {% endmacro %}
 
-{#- Session settings of the rewrite: dynamic partition overwrite, and partition pruning that survives
-    the Hive metastore's filter parser, which rejects a column name starting with `_` (then Spark
-    lists the partitions and prunes them itself). -#}
-{% macro _spark_settings() %}
+{#- Session settings for reading and rewriting a parquet table's buckets (sent before each; not the
+    writer's settings, _spark_session_settings): dynamic partition overwrite, and partition pruning
+    that survives the Hive metastore's filter parser, which rejects a column name starting with `_`
+    (then Spark lists the partitions and prunes them itself). -#}
+{% macro _spark_bucket_settings() %}
   {% do auto_cdc._run_sql('set spark.sql.sources.partitionOverwriteMode = dynamic') %}
   {% do auto_cdc._run_sql('set spark.sql.hive.metastorePartitionPruningFallbackOnException = true') %}
 {% endmacro %}

@@ -507,7 +507,7 @@ where ({{ where | join(') and (') }})
 {% macro spark__held_rows_sql(args) %}
   {%- if auto_cdc._spark_has_merge() -%}{{ return(auto_cdc.default__held_rows_sql(args)) }}{%- endif -%}
   {%- set n = auto_cdc._names() -%}
-  {% do auto_cdc._spark_settings() %}
+  {% do auto_cdc._spark_bucket_settings() %}
   {%- set buckets = auto_cdc._spark_bucket_list('select distinct ' ~ auto_cdc._spark_bucket_expr(args) ~ ' from ' ~ args.rel.temp.affected) -%}
 {{ auto_cdc.default__held_rows_sql(args, ['t.' ~ auto_cdc._q(n.bucket) ~ ' in (' ~ ((buckets or [-1]) | join(', ')) ~ ')']) }}
 {% endmacro %}
@@ -566,7 +566,7 @@ from {{ args.rel.temp.new }}
     {{ return(auto_cdc.default__log_new_events(args, run_id)) }}
   {%- endif -%}
   {%- set n = auto_cdc._names() -%}
-  {% do auto_cdc._spark_settings() %}
+  {% do auto_cdc._spark_bucket_settings() %}
   {%- set buckets = auto_cdc._spark_bucket_list('select distinct ' ~ auto_cdc._spark_bucket_expr(args) ~ ' from ' ~ args.rel.temp.new) -%}
   {%- if not buckets -%}{{ return(none) }}{%- endif -%}
   {%- set columns = args.plan.stored + [n.op, n.run] -%}
@@ -677,7 +677,7 @@ merge into {{ relation }} as l using {{ source }} as b on {{ on }} when matched 
     {%- set updated, deleted, inserted = row[1] | int, row[2] | int, row[3] | int -%}
     {{ return({'upserted': updated + inserted, 'removed': updated + deleted, 'deleted': deleted}) }}
   {%- endif -%}
-  {% do auto_cdc._spark_settings() %}
+  {% do auto_cdc._spark_bucket_settings() %}
   {%- set buckets = auto_cdc._spark_bucket_list('select ' ~ auto_cdc._spark_bucket_expr(args) ~ ' from ' ~ args.rel.temp.stale
         ~ ' union select ' ~ auto_cdc._spark_bucket_expr(args) ~ ' from ' ~ args.rel.temp.missing) -%}
   {%- if not buckets -%}{{ return(none) }}{%- endif -%}
