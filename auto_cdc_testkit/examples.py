@@ -14,6 +14,7 @@ import csv
 import os
 import subprocess
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -105,14 +106,33 @@ def build(colour: bool) -> subprocess.CompletedProcess:
                           cwd=PROJECT, env=env, capture_output=True, text=True)
 
 
+@contextmanager
+def one_job_at_a_time():
+    """Jobs of one checkout share target/examples.duckdb and integration_tests/target/: a second job waits
+    for the first (an exclusive lock on target/examples.lock) instead of deleting the database it reads."""
+    DB.parent.mkdir(exist_ok=True)
+    try:
+        import fcntl
+    except ImportError:  # no fcntl (Windows): jobs are not serialized
+        yield
+        return
+    with open(DB.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
 def main(argv: list[str] | None = None) -> int:
+    with one_job_at_a_time():
+        return run(argv)
+
+
+def run(argv: list[str] | None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--expected", action="append", default=[], metavar="MODEL=FILE.csv",
                         help="compare MODEL with FILE.csv instead of its documented expected table")
     args = parser.parse_args(argv)
     overrides = dict(item.split("=", 1) for item in args.expected)
 
-    DB.parent.mkdir(exist_ok=True)
     DB.unlink(missing_ok=True)
     proc = build(colour=sys.stdout.isatty())
     summary = [line for line in proc.stdout.splitlines() if "Done. PASS=" in line]

@@ -41,3 +41,15 @@ def test_examples_job_fails_on_a_mismatch(tmp_path):
     assert "MISMATCH (- expected only, + built only):\n    - userId=125, name=Mercedes, city=Tijuana\n" \
            "    + userId=125, name=Mercedes, city=Guadalajara" in proc.stdout
     assert "8 of 9 examples match the documentation" in proc.stdout
+
+
+def test_two_jobs_at_once_in_one_checkout_both_match():
+    """Both jobs write target/examples.duckdb: the second waits for the first instead of deleting its database."""
+    command = [sys.executable, "-m", "auto_cdc_testkit.examples"]
+    env = {"DO_NOT_TRACK": "1", "PATH": "/usr/bin:/bin"}
+    jobs = [subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            for _ in range(2)]
+    outputs = [job.communicate()[0] for job in jobs]
+    for job, out in zip(jobs, outputs):
+        assert job.returncode == 0, out[-3000:]
+        assert "9 of 9 examples match the documentation" in out
