@@ -13,9 +13,12 @@ pytestmark = pytest.mark.skipif("duckdb" not in os.environ.get("AUTO_CDC_ENGINES
                                 reason="the examples job runs on DuckDB")
 
 
+JOB = [sys.executable, "-m", "auto_cdc_testkit.examples"]
+JOB_ENV = {"DO_NOT_TRACK": "1", "PATH": "/usr/bin:/bin"}
+
+
 def run_job(*args):
-    return subprocess.run([sys.executable, "-m", "auto_cdc_testkit.examples", *args], cwd=REPO,
-                          capture_output=True, text=True, env={"DO_NOT_TRACK": "1", "PATH": "/usr/bin:/bin"})
+    return subprocess.run([*JOB, *args], cwd=REPO, capture_output=True, text=True, env=JOB_ENV)
 
 
 def test_examples_job_shows_input_expected_built_and_matches_per_example():
@@ -45,9 +48,7 @@ def test_examples_job_fails_on_a_mismatch(tmp_path):
 
 def test_two_jobs_at_once_in_one_checkout_both_match():
     """Both jobs write target/examples.duckdb: the second waits for the first instead of deleting its database."""
-    command = [sys.executable, "-m", "auto_cdc_testkit.examples"]
-    env = {"DO_NOT_TRACK": "1", "PATH": "/usr/bin:/bin"}
-    jobs = [subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    jobs = [subprocess.Popen(JOB, cwd=REPO, env=JOB_ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             for _ in range(2)]
     outputs = [job.communicate()[0] for job in jobs]
     for job, out in zip(jobs, outputs):
