@@ -1,9 +1,10 @@
 """Delta's MERGE of an in-order SCD2 batch, with and without a condition on the batch's keys on the target's
 side of its ON clause (macros/dialect/apply.sql, target_key_filter_sql), in one local Spark driver.
 
-    .venv/bin/python bench/delta_merge_keys.py N B [plain|listed|bitmap ...]
+    .venv/bin/python bench/delta_merge_keys.py N B [plain|listed|bitmap[-nodv] ...]
 
-A Delta table of N rows (deletion vectors on), then for each mode listed (default: plain listed plain listed)
+A Delta table of N rows (deletion vectors on, off for a mode ending in `-nodv`: the MERGE then rewrites every
+file it touches), then for each mode listed (default: plain listed plain listed)
 the same MERGE into a fresh copy: B keys spread over the key space each get their open version closed and a
 new version inserted, as a run's MERGE writes them (an update clause, a delete clause that matches nothing, an
 insert clause, the source broadcast). `listed` adds `and t.k in (...)` with the B keys, `bitmap` the bitmap
@@ -63,8 +64,9 @@ def main() -> None:
         select id * {step} as k, 2 as seq, 'v1' as val, 2 as `__START_AT`, cast(null as int) as `__END_AT`, 1 as up from range({b})""")
     spark.sql("create table aff using parquet as select distinct k from src")
     for i, mode in enumerate(modes):
+        mode, vectors = mode.removesuffix("-nodv"), "false" if mode.endswith("-nodv") else "true"
         spark.sql("drop table if exists t")
-        spark.sql(f"""create table t using delta tblproperties ('delta.enableDeletionVectors' = 'true') as
+        spark.sql(f"""create table t using delta tblproperties ('delta.enableDeletionVectors' = '{vectors}') as
             select id as k, 1 as seq, 'v0' as val, 1 as `__START_AT`, cast(null as int) as `__END_AT` from range({n})""")
         listed, read = "", 0.0
         if mode != "plain":
@@ -80,7 +82,7 @@ def main() -> None:
             when not matched and c.up = 1 then insert (k, seq, val, `__START_AT`, `__END_AT`)
               values (c.k, c.seq, c.val, c.`__START_AT`, c.`__END_AT`)""").collect()[0]
         took = time.time() - t
-        print(f"{i + 1}. {mode}: MERGE {took:.2f} s" + (f" (the keys read in {read:.2f} s)" if mode != "plain" else "")
+        print(f"{i + 1}. {mode}" + ("" if vectors == "true" else " (no deletion vectors)") + f": MERGE {took:.2f} s" + (f" (the keys read in {read:.2f} s)" if mode != "plain" else "")
               + f"; updated {row['num_updated_rows']}, inserted {row['num_inserted_rows']}", flush=True)
     spark.stop()
 
