@@ -42,8 +42,10 @@
   {%- set logged = auto_cdc.touched_log(args) if incremental else {'relation': rel.log, 'statements': []} -%}
   {#- the batch's size (touched_log's facts) bounds every table of the run's events and keys: join hints -#}
   {%- set args = auto_cdc._with(args, {'logged': logged.relation, 'batch_rows': (logged.get('facts') or {}).get('batch_rows')}) -%}
-  {#- made in the round trip of the new events and the run's facts -#}
-  {%- set create_new = logged.statements + [auto_cdc.create_temp_table_sql(temp.new, auto_cdc.new_events_sql(args))] -%}
+  {#- made in the round trip of the new events and the run's facts; from here on, the statements read the
+      run's small tables as one partition where the engine gains by it (one_partition_reads) -#}
+  {%- set create_new = auto_cdc.one_partition_reads(args,
+        logged.statements + [auto_cdc.create_temp_table_sql(temp.new, auto_cdc.new_events_sql(args))]) -%}
   {#- the run's facts (with the feed's checks, R7, on incremental runs of a change feed): one query -#}
   {#- (those the engine read on the way, touched_log's `facts`, as literals) -#}
   {%- set known = logged.get('facts') or {} -%}
@@ -58,7 +60,7 @@
   {%- if incremental and args.plan.check_feed -%}
     {%- set row = auto_cdc._check_feed(args, args.logged, facts, create_new) -%}
   {%- else -%}
-    {%- set row = auto_cdc._run_then_query(create_new, 'select ' ~ (facts | join(', '))).rows[0] -%}
+    {%- set row = auto_cdc._run_then_query(create_new, auto_cdc.one_partition_reads(args, 'select ' ~ (facts | join(', ')))).rows[0] -%}
   {%- endif -%}
   {%- set run_id = row[0] | int -%}
   {%- set has_edits = (row[1] | int) > 0 -%}
@@ -92,14 +94,15 @@
       from the log where every key takes the fast path, held_from_log_applies) -#}
   {%- set held_first = fast and args.cfg.scd == 1 and not args.run.killed and not args.run.unedited -%}
   {%- set args = auto_cdc._with(args, {'path': auto_cdc._batch_path(args, incremental, held_first=held_first)}) -%}
-  {%- set create_affected = ([auto_cdc.create_temp_table_sql(temp.held, auto_cdc.held_rows_sql(args))] if held_first else [])
-        + [auto_cdc.create_temp_table_sql(temp.affected, auto_cdc.classified_keys_sql(args) if fast else auto_cdc.affected_keys_sql(args))] -%}
+  {%- set create_affected = auto_cdc.one_partition_reads(args,
+        ([auto_cdc.create_temp_table_sql(temp.held, auto_cdc.held_rows_sql(args))] if held_first else [])
+        + [auto_cdc.create_temp_table_sql(temp.affected, auto_cdc.classified_keys_sql(args) if fast else auto_cdc.affected_keys_sql(args))]) -%}
   {%- set replay, target_filter = true, none -%}
   {%- if fast -%}
     {#- with the counts, a condition on the target's keys where the engine's MERGE takes one (target_key_filter_sql) -#}
     {%- set key_filter = auto_cdc.target_key_filter_sql(args) -%}
-    {%- set paths = auto_cdc._run_then_query(create_affected, 'select count(case when ' ~ auto_cdc._q(n.fast) ~ ' then 1 end), count(*)'
-          ~ (', ' ~ key_filter if key_filter else '') ~ ' from ' ~ temp.affected).rows[0] -%}
+    {%- set paths = auto_cdc._run_then_query(create_affected, auto_cdc.one_partition_reads(args, 'select count(case when ' ~ auto_cdc._q(n.fast) ~ ' then 1 end), count(*)'
+          ~ (', ' ~ key_filter if key_filter else '') ~ ' from ' ~ temp.affected)).rows[0] -%}
     {%- do metrics.update({'fast_keys': paths[0] | int, 'replayed_keys': (paths[1] | int) - (paths[0] | int)}) -%}
     {%- set replay = metrics.replayed_keys > 0 -%}
     {%- set target_filter = auto_cdc.target_key_filter(args, paths[2]) if key_filter and paths[2] else none -%}
@@ -118,7 +121,7 @@
           auto_cdc._logged_events_sql(args, none, none if whole_log else args.logged))) %}
   {%- endif -%}
   {%- if incremental and not held_first -%}
-    {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.held, auto_cdc.held_rows_sql(args))) %}
+    {% do auto_cdc._run_sql(auto_cdc.one_partition_reads(args, auto_cdc.create_temp_table_sql(temp.held, auto_cdc.held_rows_sql(args)))) %}
   {%- endif -%}
   {#- hand edits of the replayed keys become events first (macros/builders/edits.sql); the fast path
       takes only keys whose rows are as the log left them -#}
@@ -134,7 +137,7 @@
   {%- endif -%}
   {#- the rows the affected keys should have, then the target's rows that differ from them (stale) and
       theirs that the target lacks (missing): one round trip -#}
-  {%- set create_desired = auto_cdc.create_temp_table_sql(temp.desired, auto_cdc.desired_rows_sql(args, with_fast=true)) -%}
+  {%- set create_desired = auto_cdc.one_partition_reads(args, auto_cdc.create_temp_table_sql(temp.desired, auto_cdc.desired_rows_sql(args, with_fast=true))) -%}
   {% if not incremental %}
     {% do auto_cdc._run_sql(create_desired) %}
     {% do auto_cdc._run_sql(auto_cdc.create_target_sql(args)) %}
@@ -148,8 +151,8 @@
     {%- set args = auto_cdc._with(args, {'rel': auto_cdc._with(rel, {'temp': temp})}) -%}
   {%- else -%}
     {% do auto_cdc._run_statements(([create_desired] if incremental else [])
-          + [auto_cdc.create_temp_table_sql(temp.stale, auto_cdc.stale_rows_sql(args)),
-             auto_cdc.create_temp_table_sql(temp.missing, auto_cdc.missing_rows_sql(args))]) %}
+          + auto_cdc.one_partition_reads(args, [auto_cdc.create_temp_table_sql(temp.stale, auto_cdc.stale_rows_sql(args)),
+                                                auto_cdc.create_temp_table_sql(temp.missing, auto_cdc.missing_rows_sql(args))])) %}
   {%- endif -%}
   {#- with every key on the fast path, the rows to write are at most the held row and a new one per key
       (SCD2: its open version), and one per new event (paths.sql) -#}

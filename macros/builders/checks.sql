@@ -40,6 +40,7 @@
   {%- set first = ['(select ' ~ (exprs | join(', ')) ~ ' from ' ~ batch ~ ') checks',
                    '(select count(*) as ' ~ auto_cdc._alias('conflicts') ~ ' from (' ~ conflicts_sql ~ ') c) conflicts'] -%}
   {%- set query = 'select * from ' ~ (first | join(' cross join ')) ~ ((' cross join (select ' ~ (named_facts | join(', ')) ~ ') facts') if facts else '') -%}
+  {%- set query = auto_cdc.one_partition_reads(args, query) -%}
   {%- set row = (auto_cdc._run_then_query(before, query) if before else auto_cdc._query(query)).rows[0] -%}
   {%- set counts = row[:exprs | length] -%}
   {%- set conflict_count = row[exprs | length] | int -%}

@@ -200,6 +200,40 @@
 {% endmacro %}
 
 
+{#- A statement of the run (or a list of them) with its reads of the run's small tables, those the batch
+    bounds (the batch, its new events and, unless a truncate or a killed run adds keys beyond the batch's,
+    the affected keys), as one partition each; or as it is. -#}
+{% macro one_partition_reads(args, sql) %}
+  {{ return(adapter.dispatch('one_partition_reads', 'auto_cdc')(args, sql)) }}
+{% endmacro %}
+
+{#- DuckDB and Postgres plan no shuffles. -#}
+{% macro default__one_partition_reads(args, sql) %}
+  {{ return(sql) }}
+{% endmacro %}
+
+{#- Spark: a GROUP BY, a window or a join over tables of some thousands of rows otherwise exchanges its
+    input between partitions, and adaptive execution runs each exchange as a Spark job of its own; an input
+    of one partition (`/*+ COALESCE(1) */`) already has the distribution each of them asks for. Up to
+    200,000 rows in the batch (a table of that size takes one task well under a second); above that, or
+    where the batch was not counted, the reads stay as they are, spread over the cluster. A `DELETE FROM`
+    keeps its table. -#}
+{% macro spark__one_partition_reads(args, sql) %}
+  {%- set rows = args.get('batch_rows') -%}
+  {%- if rows is none or rows > 200000 -%}{{ return(sql) }}{%- endif -%}
+  {%- set temp = args.rel.temp -%}
+  {%- set small = [temp.batch, temp.new] + ([temp.affected] if args.get('run') and auto_cdc._affected_keys_at_most(args) is not none else []) -%}
+  {%- set names = [] -%}
+  {%- for relation in small -%}{%- do names.append(modules.re.escape(relation | string)) -%}{%- endfor -%}
+  {%- set read = '(?i)(?<!delete\\s)\\b(from|join)(\\s+)(' ~ (names | join('|')) ~ ')(?![\\w`.])' -%}
+  {%- set one = '\\1\\2(select /*+ COALESCE(1) */ * from \\3)' -%}
+  {%- if sql is string -%}{{ return(modules.re.sub(read, one, sql)) }}{%- endif -%}
+  {%- set statements = [] -%}
+  {%- for statement in sql -%}{%- do statements.append(modules.re.sub(read, one, statement)) -%}{%- endfor -%}
+  {{ return(statements) }}
+{% endmacro %}
+
+
 {#- The column names of a normalised columns_to_update value, one row each. -#}
 {% macro split_names_sql(expr) %}
   {{ return(adapter.dispatch('split_names_sql', 'auto_cdc')(expr)) }}
