@@ -215,9 +215,9 @@
 {#- Spark: a GROUP BY, a window or a join over tables of some thousands of rows otherwise exchanges its
     input between partitions, and adaptive execution runs each exchange as a Spark job of its own; an input
     of one partition (`/*+ COALESCE(1) */`) already has the distribution each of them asks for. Up to
-    200,000 rows in the batch (a table of that size takes one task well under a second); above that, or
-    where the batch was not counted, the reads stay as they are, spread over the cluster. A `DELETE FROM`
-    keeps its table. -#}
+    200,000 rows in the batch (batches of 10,000 and 100,000 rows ran faster so, docs/benchmarks.md); above
+    that, or where the batch was not counted, the reads stay as they are, spread over the cluster. A
+    `DELETE FROM` keeps its table. -#}
 {% macro spark__one_partition_reads(args, sql) %}
   {%- set rows = args.get('batch_rows') -%}
   {%- if rows is none or rows > 200000 -%}{{ return(sql) }}{%- endif -%}
