@@ -266,8 +266,8 @@ select
 
 {#- Whether a run's new events are filtered by a horizon (above_horizon_sql). -#}
 {% macro horizon_applies(args) %}
-  {%- set runs_columns = (args.plan.types.get('runs') or {}).keys() | map('lower') | list -%}
-  {{ return(args.path.incremental and 'horizon' in runs_columns and args.cfg.seq_columns | length == 1) }}
+  {%- set runs_columns = (args.cols.types.get('runs') or {}).keys() | map('lower') | list -%}
+  {{ return(args.plan.incremental and 'horizon' in runs_columns and args.cfg.seq_columns | length == 1) }}
 {% endmacro %}
 
 

@@ -72,7 +72,7 @@
   {%- set texts = [] -%}
   {#- the staged source's types when the run has read them already (an incremental run) -#}
   {%- set known = {} -%}
-  {%- for c, type in (args.plan.types.get('source') or {}).items() -%}{%- do known.update({c | lower: type}) -%}{%- endfor -%}
+  {%- for c, type in (args.cols.types.get('source') or {}).items() -%}{%- do known.update({c | lower: type}) -%}{%- endfor -%}
   {%- set seq_types = {} -%}
   {%- for c in args.cfg.seq_columns if (c | lower) in known -%}{%- do seq_types.update({c: known[c | lower]}) -%}{%- endfor -%}
   {%- if seq_types | length < args.cfg.seq_columns | length -%}

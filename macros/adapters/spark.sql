@@ -16,7 +16,7 @@
 
 {#- The bucket of a row, from its key columns. -#}
 {% macro _spark_bucket_expr(args, prefix=none) -%}
-pmod(xxhash64({{ auto_cdc._cols(args.cfg.key_columns, prefix) }}), {{ args.plan.spark_buckets }})
+pmod(xxhash64({{ auto_cdc._cols(args.cfg.key_columns, prefix) }}), {{ args.cols.spark_buckets }})
 {%- endmacro %}
 
 {#- The table format of the model's target and bookkeeping tables. An existing target keeps its format

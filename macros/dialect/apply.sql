@@ -17,7 +17,7 @@
   {#- SCD2 continues the open version from its row, with the sequence of its __START_AT: a sequence
       column shown in the row holds that value only when it is tracked (a tracked column's value is
       the same in every event of a version); an untracked one shows the version's last event's -#}
-  {%- for c in cfg.seq_columns if cfg.scd == 2 and c in args.plan.output and c not in args.plan.tracked -%}{{ return(false) }}{%- endfor -%}
+  {%- for c in cfg.seq_columns if cfg.scd == 2 and c in args.cols.output and c not in args.cols.tracked -%}{{ return(false) }}{%- endfor -%}
   {{ return(true) }}
 {% endmacro %}
 
@@ -63,7 +63,7 @@
     version a run left it at (none: since this run created it, at version 0); else none. A run whose
     target is unedited since the last run's version takes no hand edit into account: its classification
     compares no target row with the log (paths.sql) and it folds no edits (edits.sql). The MERGEs of the
-    run in `args.run` (merge_changes_sql names the run's id in them) are the model's own; `writes`: the
+    run of `args.plan` (merge_changes_sql names the run's id in them) are the model's own; `writes`: the
     commits the caller made that change rows and name no run (erase_keys' DELETE: 0 or 1; a run's
     ALTERs of the columns it drops or widens in the target and the log alike). An engine
     that keeps no history of the table's commits returns none, and every run compares. -#}
@@ -95,7 +95,7 @@
       to the id's negative, `"(__auto_cdc_upsert#123 = -7)"` (the quotes escaped, `\"`, where the
       connection returns the parameters as JSON). A hand MERGE whose conditions merely contain both parts,
       `((__auto_cdc_upsert#9 = 2) AND (id#8 = -7))`, is not the model's. -#}
-  {%- set run_id = (args.get('run') or {}).get('id') -%}
+  {%- set run_id = (args.get('plan') or {}).get('run_id') -%}
   {%- set mark = modules.re.compile('"\\(' ~ modules.re.escape(auto_cdc._names().merge_action) ~ '#[0-9]+ = -'
         ~ (run_id | int) ~ '\\)\\\\?"') if run_id is not none else none -%}
   {%- set first = since if since is not none else 0 -%}
@@ -146,7 +146,7 @@
       job) and finds a killed run's events by a literal run id, which skips the log's files by their
       statistics; with the run log's cursor, the batch's greatest, for the run's row in the run log -#}
   {%- set n = auto_cdc._names() -%}
-  {%- set prior = args.plan.get('prior') -%}
+  {%- set prior = args.cols.get('prior') -%}
   {%- if prior is none -%}
     {%- set row = auto_cdc._query('select b.n, r.next_run, r.edited from (select count(*) as n from ' ~ args.rel.temp.batch
           ~ ') b cross join (select coalesce(max(run_id), 0) + 1 as next_run, coalesce(sum(edited_keys), 0) as edited from '
@@ -154,7 +154,7 @@
     {%- set facts = {'batch_rows': row[0] | int, 'next_run': row[1] | int, 'edited_keys': row[2] | int} -%}
   {%- else -%}
     {#- the batch's cursor as a literal of its type (staged as __auto_cdc_cursor; none without cursor_column) -#}
-    {%- set source_types = args.plan.types.get('source', {}) -%}
+    {%- set source_types = args.cols.types.get('source', {}) -%}
     {%- set cursor_name = auto_cdc._resolve_column(n.cursor, source_types.keys() | list) if args.cfg.cursor else none -%}
     {%- set parts = auto_cdc._spark_literal_parts('max(' ~ auto_cdc._q(n.cursor) ~ ')', source_types[cursor_name]) if cursor_name and prior.cursor is not none else none -%}
     {%- set row = auto_cdc._query('select count(*)' ~ (', ' ~ parts.select if parts else '') ~ ' from ' ~ args.rel.temp.batch).rows[0] -%}
@@ -182,7 +182,7 @@
 {% macro postgres__touched_log(args) %}
   {%- set n = auto_cdc._names() -%}
   {#- a log written before events kept their fingerprint gains the column after the copy would be made -#}
-  {%- if n.fingerprint not in (args.plan.types.get('log', {}).keys() | map('lower') | list) -%}
+  {%- if n.fingerprint not in (args.cols.types.get('log', {}).keys() | map('lower') | list) -%}
     {{ return(auto_cdc.default__touched_log(args)) }}
   {%- endif -%}
   {%- set op = auto_cdc._q(n.op) -%}
@@ -216,7 +216,7 @@ where {{ l }}.{{ op }} = '{{ n.truncate }}' or {{ k }}.{{ auto_cdc._q(keys[0]) }
 
 {#- A scalar query for the run's facts (macros/builders/apply.sql): how many events a killed run logged
     under this run's id, the one after the run log's last, or none where a run is one transaction and
-    cannot leave any. The run knows the answer as `args.run.killed`: the keys of such events are
+    cannot leave any. The run knows the answer as `args.plan.killed`: the keys of such events are
     affected again (affected_keys_sql) and their rows are not hand edits (edits.sql), and a run with
     nothing new does not stop early. -#}
 {% macro killed_run_events_sql(args, next_run=none) %}
@@ -290,17 +290,17 @@ where {{ l }}.{{ op }} = '{{ n.truncate }}' or {{ k }}.{{ auto_cdc._q(keys[0]) }
 with logged as (
   select distinct {{ auto_cdc._cols(cfg.key_columns + cfg.seq_columns, 'b') }}, b.{{ op }}
   from {{ args.rel.temp.batch }} b
-  join {{ args.logged }} l
+  join {{ args.plan.logged }} l
     on {{ auto_cdc._eq(cfg.key_columns + cfg.seq_columns, 'l', 'b') }}
   where b.{{ op }} <> '{{ n.truncate }}'
     and {{ auto_cdc._source_event('l') }}
   union all
   select distinct {{ auto_cdc._cols(cfg.key_columns + cfg.seq_columns, 'b') }}, b.{{ op }}
   from {{ args.rel.temp.batch }} b
-  join {{ args.logged }} l on {{ auto_cdc._eq(cfg.seq_columns, 'l', 'b') }}
+  join {{ args.plan.logged }} l on {{ auto_cdc._eq(cfg.seq_columns, 'l', 'b') }}
   where b.{{ op }} = '{{ n.truncate }}' and l.{{ op }} = '{{ n.truncate }}'
 )
-select distinct {{ auto_cdc._cols(args.plan.stored, 'b') }}, b.{{ op }}
+select distinct {{ auto_cdc._cols(args.cols.stored, 'b') }}, b.{{ op }}
 from {{ args.rel.temp.batch }} b
 where not exists (
   select 1 from logged g
@@ -323,27 +323,27 @@ and not exists (
   {%- if cfg.scd == 'bitemporal' -%}
     {%- set st = auto_cdc._q(cfg.system_seq) -%}
     {%- set rest = [] -%}
-    {%- for c in args.plan.stored if c != cfg.system_seq -%}{%- do rest.append(c) -%}{%- endfor -%}
-select {{ auto_cdc._cols(args.plan.stored, b) }}, {{ b }}.{{ op }}
+    {%- for c in args.cols.stored if c != cfg.system_seq -%}{%- do rest.append(c) -%}{%- endfor -%}
+select {{ auto_cdc._cols(args.cols.stored, b) }}, {{ b }}.{{ op }}
 from (
   select {{ auto_cdc._cols(rest) }}, {{ op }}, min({{ st }}) as {{ st }}
   from {{ args.rel.temp.batch }}
   group by {{ auto_cdc._cols(rest) }}, {{ op }}
 ) {{ b }}
 where not exists (
-  select 1 from {{ args.logged }} {{ l }}
+  select 1 from {{ args.plan.logged }} {{ l }}
   where {{ auto_cdc._eq(cfg.key_columns + cfg.seq_columns, l, b) }} and {{ l }}.{{ st }} <= {{ b }}.{{ st }}
 )
   {%- else -%}
-select distinct {{ auto_cdc._cols(args.plan.stored, b) }}, {{ b }}.{{ op }}
+select distinct {{ auto_cdc._cols(args.cols.stored, b) }}, {{ b }}.{{ op }}
 from {{ args.rel.temp.batch }} {{ b }}
 where not exists (
-    select 1 from {{ args.logged }} {{ l }}
+    select 1 from {{ args.plan.logged }} {{ l }}
     where {{ auto_cdc._source_event(l) }}
       and {{ auto_cdc._eq(cfg.key_columns + cfg.seq_columns, l, b) }}
   )
   and not exists (
-    select 1 from {{ args.logged }} {{ l }}
+    select 1 from {{ args.plan.logged }} {{ l }}
     where {{ b }}.{{ op }} = '{{ n.truncate }}' and {{ l }}.{{ op }} = '{{ n.truncate }}'
       and {{ auto_cdc._eq(cfg.seq_columns, l, b) }}
   )
@@ -362,28 +362,28 @@ where not exists (
 select distinct {{ auto_cdc._cols(cfg.key_columns) }}
 from {{ args.rel.temp.new }}
 where {{ op }} <> '{{ n.truncate }}'
-{%- if args.run.truncates %}
+{%- if args.plan.truncates %}
 {#- a truncate touches every key the log holds -#}
 union
 select distinct {{ auto_cdc._cols(cfg.key_columns) }}
 from {{ args.rel.log }}
 where {{ op }} in ('{{ n.upsert }}', '{{ n.delete }}')
-{%- if args.path.incremental %}
+{%- if args.plan.incremental %}
 {#- with the keys only the target has (inserted by hand) -#}
 union
 select distinct {{ auto_cdc._cols(cfg.key_columns) }}
 from {{ args.rel.target }}
 {%- endif %}
 {%- endif %}
-{%- if args.run.killed %}
+{%- if args.plan.killed %}
 {#- a killed run's events (killed_run_events_sql): its keys are recomputed though their events are no
     longer new, every key if it logged a truncate -#}
 union
 select distinct {{ auto_cdc._cols(cfg.key_columns) }}
 from {{ args.rel.log }}
 where {{ op }} <> '{{ n.truncate }}'
-  and ({{ auto_cdc._q(n.run) }} = {{ args.run.id }}
-       or exists (select 1 from {{ args.rel.log }} where {{ op }} = '{{ n.truncate }}' and {{ auto_cdc._q(n.run) }} = {{ args.run.id }}))
+  and ({{ auto_cdc._q(n.run) }} = {{ args.plan.run_id }}
+       or exists (select 1 from {{ args.rel.log }} where {{ op }} = '{{ n.truncate }}' and {{ auto_cdc._q(n.run) }} = {{ args.plan.run_id }}))
 {%- endif %}
 {% endmacro %}
 
@@ -391,7 +391,7 @@ where {{ op }} <> '{{ n.truncate }}'
     them: the new events' keys, one per new event at most, unless a truncate or a killed run adds
     others (none: no bound). -#}
 {% macro _affected_keys_at_most(args) %}
-  {{ return(none if args.run.truncates or args.run.killed else args.run.new_events) }}
+  {{ return(none if args.plan.truncates or args.plan.killed else args.plan.new_events) }}
 {% endmacro %}
 
 {#- A condition on the target's rows (alias t) that every affected key's rows meet and most others fail,
@@ -431,7 +431,7 @@ where {{ op }} <> '{{ n.truncate }}'
   {%- set keys = args.cfg.key_columns -%}
   {%- set at_most = auto_cdc._affected_keys_at_most(args) -%}
   {%- if keys | length != 1 or at_most is none or at_most > 100000 or not auto_cdc._spark_has_merge() -%}{{ return(none) }}{%- endif -%}
-  {%- set types = args.plan.types.get('target') or {} -%}
+  {%- set types = args.cols.types.get('target') or {} -%}
   {%- set name = auto_cdc._resolve_column(keys[0], types.keys() | list) -%}
   {%- if name is none or (types[name] | lower) not in ['tinyint', 'smallint', 'int', 'bigint'] -%}{{ return(none) }}{%- endif -%}
   {%- if at_most <= 10000 -%}{{ return({'key': auto_cdc._q(keys[0]), 'list': true}) }}{%- endif -%}
@@ -471,28 +471,28 @@ where {{ op }} <> '{{ n.truncate }}'
 {#- The target's rows of the affected keys, read once (incremental runs: the first run has no target).
     An SCD2 key on the fast path contributes its open version only: the fast path never changes a
     closed version, so reading them would make the run's cost grow with the key's history. Where the
-    run reads them before it sorts its keys into paths (args.path.held_first, SCD type 1), the keys
-    are the new events'. Where the log tells them (args.path.held_from_log), the target is not read. -#}
+    run reads them before it sorts its keys into paths (args.plan.held_first, SCD type 1), the keys
+    are the new events'. Where the log tells them (args.plan.held_from_log), the target is not read. -#}
 {% macro held_rows_sql(args) %}
-  {%- if args.path.get('held_from_log') -%}{{ return(auto_cdc._held_from_log_sql(args)) }}{%- endif -%}
+  {%- if args.plan.get('held_from_log') -%}{{ return(auto_cdc._held_from_log_sql(args)) }}{%- endif -%}
   {{ return(adapter.dispatch('held_rows_sql', 'auto_cdc')(args)) }}
 {% endmacro %}
 
 {% macro default__held_rows_sql(args, conditions=[]) %}
   {%- set n = auto_cdc._names() -%}
   {%- set where = conditions + (['not a.' ~ auto_cdc._q(n.fast) ~ ' or t.' ~ auto_cdc._q(n.end_at) ~ ' is null']
-                                if args.path.fast_path and args.cfg.scd == 2 else []) -%}
+                                if args.plan.classified and args.cfg.scd == 2 else []) -%}
   {%- set keys_at_most = auto_cdc._affected_keys_at_most(args) -%}
   {%- set keys = args.cfg.key_columns -%}
-{%- if args.path.held_first %}
+{%- if args.plan.held_first %}
 with touched as (
   select distinct {{ auto_cdc._cols(keys) }} from {{ args.rel.temp.new }} where {{ auto_cdc._q(n.op) }} <> '{{ n.truncate }}'
 )
 {%- endif %}
-select {{ auto_cdc.broadcast_hint(['a'], keys_at_most, (keys | length) + 1) }}{{ auto_cdc._cols(args.plan.target_columns, 't') }}
-  {%- if args.path.fast_path %}, a.{{ auto_cdc._q(n.fast) }}{% endif %}
+select {{ auto_cdc.broadcast_hint(['a'], keys_at_most, (keys | length) + 1) }}{{ auto_cdc._cols(args.cols.target_columns, 't') }}
+  {%- if args.plan.classified %}, a.{{ auto_cdc._q(n.fast) }}{% endif %}
 from {{ args.rel.target }} t
-{%- if args.path.held_first %}
+{%- if args.plan.held_first %}
 join {{ auto_cdc.in_key_order('touched', keys) }} a on {{ auto_cdc._eq(keys, 't', 'a') }}
 {%- else %}
 join {{ args.rel.temp.affected }} a on {{ auto_cdc._eq(keys, 't', 'a') }}
@@ -520,8 +520,8 @@ where ({{ where | join(') and (') }})
 
 {% macro default__append_to_log_sql(args, run_id) %}
   {%- set n = auto_cdc._names() -%}
-insert into {{ args.rel.log }} ({{ auto_cdc._cols(args.plan.stored) }}, {{ auto_cdc._q(n.op) }}, {{ auto_cdc._q(n.run) }}, {{ auto_cdc._q(n.fingerprint) }})
-select {{ auto_cdc._cols(args.plan.stored) }}, {{ auto_cdc._q(n.op) }}, {{ run_id }}, {{ auto_cdc._logged_fingerprint_sql(args) }}
+insert into {{ args.rel.log }} ({{ auto_cdc._cols(args.cols.stored) }}, {{ auto_cdc._q(n.op) }}, {{ auto_cdc._q(n.run) }}, {{ auto_cdc._q(n.fingerprint) }})
+select {{ auto_cdc._cols(args.cols.stored) }}, {{ auto_cdc._q(n.op) }}, {{ run_id }}, {{ auto_cdc._logged_fingerprint_sql(args) }}
 from {{ args.rel.temp.new }}
 {% endmacro %}
 
@@ -529,8 +529,8 @@ from {{ args.rel.temp.new }}
 {% macro spark__append_to_log_sql(args, run_id) %}
   {%- if auto_cdc._spark_has_merge() -%}{{ return(auto_cdc.default__append_to_log_sql(args, run_id)) }}{%- endif -%}
   {%- set n = auto_cdc._names() -%}
-insert into {{ args.rel.log }} ({{ auto_cdc._cols(args.plan.stored) }}, {{ auto_cdc._q(n.op) }}, {{ auto_cdc._q(n.run) }}, {{ auto_cdc._q(n.fingerprint) }}, {{ auto_cdc._q(n.bucket) }})
-select {{ auto_cdc._cols(args.plan.stored) }}, {{ auto_cdc._q(n.op) }}, {{ run_id }}, {{ auto_cdc._logged_fingerprint_sql(args) }}, {{ auto_cdc._spark_bucket_expr(args) }}
+insert into {{ args.rel.log }} ({{ auto_cdc._cols(args.cols.stored) }}, {{ auto_cdc._q(n.op) }}, {{ auto_cdc._q(n.run) }}, {{ auto_cdc._q(n.fingerprint) }}, {{ auto_cdc._q(n.bucket) }})
+select {{ auto_cdc._cols(args.cols.stored) }}, {{ auto_cdc._q(n.op) }}, {{ run_id }}, {{ auto_cdc._logged_fingerprint_sql(args) }}, {{ auto_cdc._spark_bucket_expr(args) }}
 from {{ args.rel.temp.new }}
 {% endmacro %}
 
@@ -540,7 +540,7 @@ from {{ args.rel.temp.new }}
 {% macro _logged_fingerprint_sql(args) %}
   {%- set n = auto_cdc._names() -%}
   {%- set columns = [] -%}
-  {%- for c in args.plan.output if c in args.plan.stored -%}{%- do columns.append(c) -%}{%- endfor -%}
+  {%- for c in args.cols.output if c in args.cols.stored -%}{%- do columns.append(c) -%}{%- endfor -%}
   {{ return('case when ' ~ auto_cdc._q(n.op) ~ " = '" ~ n.upsert ~ "' then " ~ auto_cdc.row_fingerprint_sql(columns) ~ ' end') }}
 {% endmacro %}
 
@@ -569,7 +569,7 @@ from {{ args.rel.temp.new }}
   {% do auto_cdc._spark_bucket_settings() %}
   {%- set buckets = auto_cdc._spark_bucket_list('select distinct ' ~ auto_cdc._spark_bucket_expr(args) ~ ' from ' ~ args.rel.temp.new) -%}
   {%- if not buckets -%}{{ return(none) }}{%- endif -%}
-  {%- set columns = args.plan.stored + [n.op, n.run] -%}
+  {%- set columns = args.cols.stored + [n.op, n.run] -%}
   {%- set l, b = auto_cdc._alias('l'), auto_cdc._alias('b') -%}
   {%- set sql -%}
 select {{ auto_cdc._cols(columns, l) }}, {{ l }}.{{ auto_cdc._q(n.bucket) }}
@@ -579,7 +579,7 @@ where {{ l }}.{{ auto_cdc._q(n.bucket) }} in ({{ buckets | join(', ') }})
     select 1 from {{ args.rel.temp.new }} {{ b }} where {{ auto_cdc._eq(args.cfg.key_columns + args.cfg.seq_columns, l, b) }}
   )
 union all
-select {{ auto_cdc._cols(args.plan.stored) }}, {{ auto_cdc._q(n.op) }}, {{ run_id }}, {{ auto_cdc._spark_bucket_expr(args) }}
+select {{ auto_cdc._cols(args.cols.stored) }}, {{ auto_cdc._q(n.op) }}, {{ run_id }}, {{ auto_cdc._spark_bucket_expr(args) }}
 from {{ args.rel.temp.new }}
   {%- endset -%}
   {% do auto_cdc._spark_overwrite_buckets(args.rel.log, columns + [n.bucket], sql, []) %}
@@ -631,8 +631,8 @@ merge into {{ relation }} as l using {{ source }} as b on {{ on }} when matched 
   {%- set s, m = auto_cdc._alias('s'), auto_cdc._alias('m') -%}
   {% do auto_cdc._run_statements([
        auto_cdc.merge_changes_sql(args, counts, inserts=false),
-       'insert into ' ~ args.rel.target ~ ' (' ~ auto_cdc._cols(args.plan.target_columns) ~ ') select '
-         ~ auto_cdc._cols(args.plan.target_columns, m) ~ ' from ' ~ args.rel.temp.missing ~ ' ' ~ m
+       'insert into ' ~ args.rel.target ~ ' (' ~ auto_cdc._cols(args.cols.target_columns) ~ ') select '
+         ~ auto_cdc._cols(args.cols.target_columns, m) ~ ' from ' ~ args.rel.temp.missing ~ ' ' ~ m
          ~ ' where not exists (select 1 from ' ~ args.rel.temp.stale ~ ' ' ~ s ~ ' where ' ~ auto_cdc._eq(pk, s, m) ~ ')']) %}
 {% endmacro %}
 
@@ -648,8 +648,8 @@ merge into {{ relation }} as l using {{ source }} as b on {{ on }} when matched 
   {% do auto_cdc._run_statements([
        'delete from ' ~ args.rel.target ~ ' as t using (select ' ~ auto_cdc._cols(pk) ~ ' from ' ~ args.rel.temp.stale
          ~ ' union select ' ~ auto_cdc._cols(pk) ~ ' from ' ~ args.rel.temp.missing ~ ') as ' ~ x ~ ' where ' ~ auto_cdc._eq(pk, 't', x),
-       'insert into ' ~ args.rel.target ~ ' (' ~ auto_cdc._cols(args.plan.target_columns) ~ ') select '
-         ~ auto_cdc._cols(args.plan.target_columns) ~ ' from ' ~ args.rel.temp.missing]) %}
+       'insert into ' ~ args.rel.target ~ ' (' ~ auto_cdc._cols(args.cols.target_columns) ~ ') select '
+         ~ auto_cdc._cols(args.cols.target_columns) ~ ' from ' ~ args.rel.temp.missing]) %}
 {% endmacro %}
 
 {#- Step 5 on parquet: the new contents of every bucket that holds a stale or a missing row (its
@@ -659,7 +659,7 @@ merge into {{ relation }} as l using {{ source }} as b on {{ on }} when matched 
     change data feed). -#}
 {% macro spark__write_changes(args, counts) %}
   {%- set n = auto_cdc._names() -%}
-  {%- set cols = args.plan.target_columns -%}
+  {%- set cols = args.cols.target_columns -%}
   {%- set keys = args.cfg.key_columns -%}
   {%- if auto_cdc._spark_has_merge() -%}
     {#- a MERGE with nothing to write still costs its jobs: an INSERT returns no rows here, so the run
@@ -767,12 +767,12 @@ from {{ args.rel.temp.missing }}
 
 {% macro default__unmatched_rows_sql(args, rows, other) %}
   {%- set r, o = auto_cdc._alias('r'), auto_cdc._alias('o') -%}
-select {{ auto_cdc._cols(args.plan.target_columns, r) }}
+select {{ auto_cdc._cols(args.cols.target_columns, r) }}
 from {{ rows }} {{ r }}
 where not exists (
   select 1 from {{ other }} {{ o }}
   where {{ auto_cdc._eq(args.cfg.key_columns, o, r) }}
-    and {{ auto_cdc._same(args.plan.target_columns, o, r) }}
+    and {{ auto_cdc._same(args.cols.target_columns, o, r) }}
 )
 {% endmacro %}
 
@@ -781,10 +781,10 @@ where not exists (
     which took twice as long (0.62 s against 0.33 s for 1,980,000 rows against 990,000). -#}
 {% macro duckdb__unmatched_rows_sql(args, rows, other) %}
   {%- set r, o = auto_cdc._alias('r'), auto_cdc._alias('o') -%}
-select {{ auto_cdc._cols(args.plan.target_columns, r) }}
+select {{ auto_cdc._cols(args.cols.target_columns, r) }}
 from {{ rows }} {{ r }}
 left join {{ other }} {{ o }}
   on {{ auto_cdc._eq(args.cfg.key_columns, o, r) }}
-  and {{ auto_cdc._same(args.plan.target_columns, o, r) }}
+  and {{ auto_cdc._same(args.cols.target_columns, o, r) }}
 where {{ o }}.{{ auto_cdc._q(args.cfg.key_columns[0]) }} is null
 {% endmacro %}

@@ -137,7 +137,7 @@ create table {{ args.rel.target }}
 using {{ auto_cdc._spark_format() }}
 {{ auto_cdc._spark_table_properties(config.get('change_data_feed', false)) }}
 as
-select {{ auto_cdc._cols(args.plan.target_columns) }}
+select {{ auto_cdc._cols(args.cols.target_columns) }}
 from {{ args.rel.temp.desired }}
 where 1 = 0
   {%- else %}
@@ -145,7 +145,7 @@ create table {{ args.rel.target }}
 using {{ auto_cdc._spark_format() }}
 partitioned by ({{ auto_cdc._q(n.bucket) }})
 as
-select {{ auto_cdc._cols(args.plan.target_columns) }}, cast(0 as int) as {{ auto_cdc._q(n.bucket) }}
+select {{ auto_cdc._cols(args.cols.target_columns) }}, cast(0 as int) as {{ auto_cdc._q(n.bucket) }}
 from {{ args.rel.temp.desired }}
 where 1 = 0
   {%- endif %}
@@ -180,7 +180,7 @@ where 1 = 0
 create table {{ args.rel.log }}
 using {{ auto_cdc._spark_format() }}
 partitioned by ({{ auto_cdc._q(n.bucket) }})
-tblproperties ('auto_cdc.buckets' = '{{ args.plan.spark_buckets }}')
+tblproperties ('auto_cdc.buckets' = '{{ args.cols.spark_buckets }}')
 as
 select {{ auto_cdc._cols(args.cfg.stored) }}, {{ auto_cdc._q(n.op) }}, cast(0 as bigint) as {{ auto_cdc._q(n.run) }},
        cast(null as boolean) as {{ auto_cdc._q(n.edit) }}, cast(null as bigint) as {{ auto_cdc._q(n.fingerprint) }},
@@ -321,4 +321,13 @@ alter table {{ relation }} add columns ({{ auto_cdc._q(column) }} {{ type }})
 
 {#- DuckDB has no roles or grants. -#}
 {% macro duckdb__revoke_grants(relation, grant_config) %}
+{% endmacro %}
+
+
+{% macro drop_temp_table_sql(relation) %}
+  {{ return(adapter.dispatch('drop_temp_table_sql', 'auto_cdc')(relation)) }}
+{% endmacro %}
+
+{% macro default__drop_temp_table_sql(relation) %}
+drop table if exists {{ relation }}
 {% endmacro %}

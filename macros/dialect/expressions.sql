@@ -219,10 +219,10 @@
     that, or where the batch was not counted, the reads stay as they are, spread over the cluster. A
     `DELETE FROM` keeps its table. -#}
 {% macro spark__one_partition_reads(args, sql) %}
-  {%- set rows = args.get('batch_rows') -%}
+  {%- set rows = args.plan.get('batch_rows') -%}
   {%- if rows is none or rows > 200000 -%}{{ return(sql) }}{%- endif -%}
   {%- set temp = args.rel.temp -%}
-  {%- set small = [temp.batch, temp.new] + ([temp.affected] if args.get('run') and auto_cdc._affected_keys_at_most(args) is not none else []) -%}
+  {%- set small = [temp.batch, temp.new] + ([temp.affected] if args.plan.get('run_id') and auto_cdc._affected_keys_at_most(args) is not none else []) -%}
   {%- set names = [] -%}
   {%- for relation in small -%}{%- do names.append(modules.re.escape(relation | string)) -%}{%- endfor -%}
   {%- set read = '(?i)(?<!delete\\s)\\b(from|join)(\\s+)(' ~ (names | join('|')) ~ ')(?![\\w`.])' -%}

@@ -157,3 +157,23 @@ order by r, i
 {% macro spark__run_statements(statements) %}
   {%- for sql in statements -%}{% do auto_cdc._run_sql(sql) %}{%- endfor -%}
 {% endmacro %}
+
+
+{#- (r, column name, type, i): r numbers the relations from `first`, i orders their columns. -#}
+{% macro _duckdb_relation_types_sql(relations, first) %}
+  {%- set cases = [] -%}
+  {%- for name, rel in relations.items() -%}
+    {%- do cases.append("when lower(database_name) = lower('" ~ (rel.database or target.database) | replace("'", "''") ~ "') and lower(schema_name) = lower('"
+          ~ (rel.schema or 'main') | replace("'", "''") ~ "') and lower(table_name) = lower('" ~ rel.identifier | replace("'", "''") ~ "') then " ~ (first + loop.index0)) -%}
+  {%- endfor -%}
+select r, column_name, data_type, column_index as i from (
+  select case {{ cases | join(' ') }} end as r, column_name, data_type, column_index from duckdb_columns()
+) c where r is not null
+{%- endmacro %}
+
+{% macro _types_by_relation(names, rows) %}
+  {%- set out = {} -%}
+  {%- for name in names -%}{%- do out.update({name: {}}) -%}{%- endfor -%}
+  {%- for row in rows -%}{%- do out[names[row[0] | int]].update({row[1]: row[2]}) -%}{%- endfor -%}
+  {{ return(out) }}
+{% endmacro %}

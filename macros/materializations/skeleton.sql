@@ -1,9 +1,17 @@
 {#-
   The run of an auto_cdc or auto_cdc_snapshot model, laid out like dbt's own incremental
   materialization: hooks, the model's lock, the relations (the target, its event log and run log, this
-  run's temp tables), the configs, then inside the run's transaction the shape's own staging (a change
-  feed: stage.sql; snapshots: snapshot.sql), which ends with the run's plan (_plan), and the shared
-  apply (builders/apply.sql), grants, docs and the commit. `shape` is 'feed' or 'snapshot'.
+  run's temp tables), the configs, then inside the run's transaction:
+    1. stage the source into the run's batch of events (steps/stage.sql; snapshots: strategies/snapshot.sql)
+       and lay out its columns (`cols`: steps/schema.sql);
+    2. gather the run's facts and check the batch, in one round trip where the engine allows, and decide
+       the run's plan once (plan/plan.sql): its strategy and what the strategy needs to know;
+    3. run the strategy, a straight list of steps (strategies/): the first run, nothing new, every key in
+       order (the common run), or the replay of the keys that need it;
+    4. record the run in the run log (steps/record.sql), then grants, docs and the commit.
+  `shape` is 'feed' (auto_cdc) or 'snapshot' (auto_cdc_snapshot). The state a step reads is one dict,
+  `args`: the resolved config (cfg), the relations (rel), the run's columns (cols) and its plan (plan),
+  each built once and never updated in place (docs/contributing.md, "The state of a run").
 -#}
 {% macro _materialize(shape) %}
 
@@ -19,26 +27,39 @@
   -- configs
   {%- set full_refresh_mode = should_full_refresh() or (existing_relation is not none and not existing_relation.is_table) -%}
   {%- set incremental = existing_relation is not none and rel.existing_log is not none and rel.existing_runs is not none and not full_refresh_mode -%}
-  -- a partly missing history is an error, never an implicit rebuild (guards.sql)
   {% do auto_cdc.check_bookkeeping(existing_relation, rel) %}
   {%- set grant_config = config.get('grants') -%}
-  {%- set run = {'rel': rel, 'incremental': incremental, 'sql': auto_cdc._model_sql(incremental)} -%}
-  {%- set resolved = auto_cdc._resolve_feed(run) if shape == 'feed' else auto_cdc._resolve_snapshots(run) -%}
+  {%- set sql = auto_cdc._model_sql(incremental) -%}
+  {#- a change feed's incremental run reads its bookkeeping's column types in the same query where it can -#}
+  {%- set source = auto_cdc._source_columns(sql, {'target': rel.target, 'log': rel.log, 'runs': rel.runs}
+                                            if incremental and shape == 'feed' else {}) -%}
+  {%- set cfg = auto_cdc._resolve_config(shape, source.names) -%}
 
-  -- inside the run's transaction (begun by the lock on Postgres):
   {{ run_hooks(pre_hooks, inside_transaction=True) }}
 
-  -- stage the source and check it before anything is written
+  -- 1. the batch, and its columns
   {% do auto_cdc._drop_temp_relations(rel.temp, leftover=true) %}
-  {%- set args = auto_cdc._stage_feed(run, resolved) if shape == 'feed' else auto_cdc._stage_snapshots(run, resolved) -%}
-
-  -- the event log and the run log, then the apply (macros/builders/apply.sql)
-  {% do auto_cdc._apply_batch(args, incremental, [existing_relation] + rel.existing) %}
+  {%- set staged = auto_cdc._stage_feed(cfg, rel, sql, incremental, source.types) if shape == 'feed'
+        else auto_cdc._stage_snapshots(cfg, rel, sql, incremental) -%}
+  -- 2. the run's facts and checks, and its plan
+  {%- set args = {'cfg': cfg, 'rel': rel, 'cols': staged.cols} -%}
+  {%- set args = dict(args, plan=auto_cdc._plan(args, incremental, [existing_relation] + rel.existing, staged.get('snapshot'))) -%}
+  -- 3. the strategy
+  {%- if args.plan.strategy == 'first_run' -%}
+    {%- set written = auto_cdc._first_run(args) -%}
+  {%- elif args.plan.strategy == 'in_order' -%}
+    {%- set written = auto_cdc._in_order(args) -%}
+  {%- elif args.plan.strategy == 'replay' -%}
+    {%- set written = auto_cdc._replay(args) -%}
+  {%- else -%}
+    {%- set written = none -%}
+  {%- endif -%}
+  -- 4. the run log, then grants and docs
+  {% do auto_cdc._record_run(args, written) %}
   {% do auto_cdc._fault_point(last=true) %}
-
   {% do auto_cdc._drop_temp_relations(rel.temp) %}
-  {% do auto_cdc._apply_grants([target_relation] + rel.bookkeeping, grant_config,
-                                should_revoke(existing_relation, full_refresh_mode)) %}
+  {% do auto_cdc.apply_model_grants([target_relation] + rel.bookkeeping, grant_config,
+                                    should_revoke(existing_relation, full_refresh_mode)) %}
   {% do persist_docs(target_relation, model) %}
 
   {{ run_hooks(post_hooks, inside_transaction=True) }}
@@ -50,35 +71,4 @@
   {#- every relation the run created goes into dbt's cache, so later models of the run see them -#}
   {{ return({'relations': [target_relation] + rel.bookkeeping}) }}
 
-{% endmacro %}
-
-
-{#-
-  The plan of a run, built once after its source is staged: the columns it keeps (output, tracked,
-  stored: an incremental run follows on_schema_change, _plan_schema_changes), the target's columns
-  (target_columns), the column types an incremental run read (types: {} on a first run), the schema
-  changes it makes (add_columns, drop_columns, widen_columns), the bucket count of an engine that
-  partitions by a bucket of the keys (spark_buckets: bucket_count), and what the shape asks of the
-  apply: check_feed (a change feed is checked, R7), cursor_sql (the run's cursor, when it is not the
-  batch's greatest), once_skipped (a `once` model's later run reads no snapshot), prior (what the
-  engine read from the run log before staging: prior_runs, or none). `source`: the staged source;
-  `types`: the column types already read with it (none: read them here).
--#}
-{% macro _plan(cfg, rel, incremental, source, types, check_feed=false, cursor_sql=none, once_skipped=false, prior=none) %}
-  {%- if incremental -%}
-    {%- set columns = auto_cdc._plan_schema_changes(cfg, rel, source, types) -%}
-  {%- else -%}
-    {%- set columns = {'types': {}, 'output': cfg.output, 'tracked': cfg.tracked, 'stored': cfg.stored,
-                       'add_columns': [], 'drop_columns': [], 'widen_columns': {}} -%}
-  {%- endif -%}
-  {{ return(auto_cdc._with(columns, {
-       'target_columns': auto_cdc._target_columns(cfg, columns.output),
-       'spark_buckets': auto_cdc.bucket_count(rel, incremental),
-       'check_feed': check_feed, 'cursor_sql': cursor_sql, 'once_skipped': once_skipped, 'prior': prior})) }}
-{% endmacro %}
-
-
-{#- A new dict: `base` with the keys of `extra` set (the state of a run is never updated in place). -#}
-{% macro _with(base, extra) %}
-  {{ return(dict(base, **extra)) }}
 {% endmacro %}

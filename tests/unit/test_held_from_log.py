@@ -20,7 +20,7 @@ def applies(**changed):
     config = SimpleNamespace(get=lambda name, default=None: {"change_data_feed": c["change_data_feed"]}.get(name, default))
     args = {"run": {"unedited": c["unedited"]}, "cfg": {"scd": c["scd"]},
             "plan": {"add_columns": c["add"], "drop_columns": c["drop"], "widen_columns": c["widen"]}}
-    return render_macro("builders/paths.sql", "{% macro held_from_log_applies", "{#- The held rows where the log",
+    return render_macro("shapes/classify.sql", "{% macro held_from_log_applies", "{#- The held rows where the log",
                         "held_from_log_applies(args)", globals={"auto_cdc": macros, "config": config}, args=args)
 
 

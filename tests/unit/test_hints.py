@@ -46,7 +46,7 @@ def fast_keys_hint(aliases, killed, new_events=100_000):
     shown = SimpleNamespace(
         broadcast_hint=lambda a, rows, columns: f"BROADCAST({', '.join(a)}) <= {rows}",
         _affected_keys_at_most=lambda args: affected_keys_at_most(**args["run"]))
-    return render_macro("builders/paths.sql", "{% macro _fast_keys_hint", "{#- The columns an SCD2 fast-path event",
+    return render_macro("shapes/classify.sql", "{% macro _fast_keys_hint", "{#- The columns an SCD2 fast-path event",
                         "_fast_keys_hint(args, aliases, 3)", globals={"auto_cdc": shown},
                         args={"run": {"killed": killed, "truncates": False, "new_events": new_events}}, aliases=aliases)
 

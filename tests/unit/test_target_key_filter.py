@@ -99,7 +99,7 @@ def merge_sql(target_filter):
     args = {"cfg": {"key_columns": ["k"], "scd": 2}, "path": {"target_filter": target_filter}, "run": {"id": 3},
             "plan": {"target_columns": ["k", "v", "__START_AT", "__END_AT"]},
             "rel": {"target": "db.t", "temp": {"missing": "db.t__m", "stale": "db.t__s"}}}
-    return render_macro("builders/write.sql", "{% macro merge_changes_sql", None,
+    return render_macro("steps/write.sql", "{% macro merge_changes_sql", "{#- What identifies a row",
                         "return(merge_changes_sql(args))", globals={"auto_cdc": macros}, args=args)
 
 

@@ -12,9 +12,9 @@
   {#- the columns two events must agree on (cfg.compared) that this run stores; against the log, not
       a column added by this run, which events applied before it existed never had -#}
   {%- set stored = [] -%}
-  {%- for c in cfg.compared if c in args.plan.stored -%}{%- do stored.append(c) -%}{%- endfor -%}
+  {%- for c in cfg.compared if c in args.cols.stored -%}{%- do stored.append(c) -%}{%- endfor -%}
   {%- set log_columns = [] -%}
-  {%- for c in stored if c not in args.plan.add_columns -%}{%- do log_columns.append(c) -%}{%- endfor -%}
+  {%- for c in stored if c not in args.cols.add_columns -%}{%- do log_columns.append(c) -%}{%- endfor -%}
   {%- set n = auto_cdc._names() -%}
   {%- set op = auto_cdc._q(n.op) -%}
   {%- set problems = [] -%}
@@ -106,7 +106,7 @@
   {%- set n = auto_cdc._names() -%}
   {%- set op = auto_cdc._q(n.op) -%}
   {%- set identity = cfg.key_columns + cfg.seq_columns -%}
-  {%- if new_events_made and log is not none and cfg.scd != 'bitemporal' and stored == args.plan.stored
+  {%- if new_events_made and log is not none and cfg.scd != 'bitemporal' and stored == args.cols.stored
         and not auto_cdc.horizon_applies(args) -%}
     {%- set distinct_events = "select * from " ~ args.rel.temp.new ~ " where " ~ op ~ " <> '" ~ n.truncate ~ "'" -%}
   {%- else -%}
@@ -119,7 +119,7 @@
       having count(*) > 1
       {%- if log is not none %}
       union all
-      select {{ auto_cdc.broadcast_hint(['b'], args.get('batch_rows'), (log_columns | length) + 1) }}{{ auto_cdc._cols(identity, 'b') }}, 2 as {{ auto_cdc._q(n.internal_prefix ~ 'events') }}
+      select {{ auto_cdc.broadcast_hint(['b'], args.plan.get('batch_rows'), (log_columns | length) + 1) }}{{ auto_cdc._cols(identity, 'b') }}, 2 as {{ auto_cdc._q(n.internal_prefix ~ 'events') }}
       from (select distinct {{ auto_cdc._cols(log_columns) }}, {{ op }} from {{ batch }} where {{ op }} <> '{{ n.truncate }}') b
       join {{ log }} l
         on {{ auto_cdc._eq(identity, 'l', 'b') }}

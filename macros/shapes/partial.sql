@@ -17,7 +17,7 @@
   {%- set p = n.internal_prefix -%}
   {%- set op = auto_cdc._q(n.op) -%}
   {%- set partial = [] -%}
-  {%- for c in args.plan.output if c in cfg.payload and (cfg.columns_to_update or c in cfg.ignore_null) -%}
+  {%- for c in args.cols.output if c in cfg.payload and (cfg.columns_to_update or c in cfg.ignore_null) -%}
     {%- do partial.append(c) -%}
   {%- endfor -%}
   {%- if not partial -%}
@@ -27,7 +27,7 @@ merged as (select * from events),
   {%- set order = auto_cdc._seq_order(cfg.seq_columns) -%}
   {%- set segment = auto_cdc._q(p ~ 'segment') -%}
   {%- set columns = [] -%}
-  {%- for c in cfg.key_columns + cfg.seq_columns + args.plan.output + ([cfg.system_seq] if cfg.system_seq else []) + carry if c not in columns -%}
+  {%- for c in cfg.key_columns + cfg.seq_columns + args.cols.output + ([cfg.system_seq] if cfg.system_seq else []) + carry if c not in columns -%}
     {%- do columns.append(c) -%}
   {%- endfor -%}
 segmented as (

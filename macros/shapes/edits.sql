@@ -26,9 +26,9 @@
   {%- if args.cfg.scd == 'bitemporal' or not auto_cdc.takes_hand_edits() -%}{{ return(0) }}{%- endif -%}
   {%- set cfg, temp = args.cfg, args.rel.temp -%}
   {%- set n = auto_cdc._names() -%}
-  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.recorded, auto_cdc.desired_rows_sql(args))) %}
+  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.recorded, auto_cdc.replayed_rows_sql(args))) %}
   {%- set edited_sql = auto_cdc.edited_keys_sql(args) -%}
-  {%- if args.run.killed -%}
+  {%- if args.plan.killed -%}
     {#- keys a killed run logged events for (killed_run_events_sql): their rows are the killed run's to
         write, not hand edits -#}
     {%- set killed = 'select distinct ' ~ auto_cdc._cols(cfg.key_columns) ~ ' from ' ~ args.rel.log ~ ' where ' ~ auto_cdc._q(n.run) ~ ' = ' ~ run_id -%}
@@ -41,7 +41,7 @@
   {%- if edited > 0 -%}
     {% do auto_cdc._check_edited_rows(args) %}
     {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.edits, auto_cdc.edit_events_sql(args))) %}
-    {%- set cols = auto_cdc._cols(args.plan.stored) ~ ', ' ~ auto_cdc._q(n.op) -%}
+    {%- set cols = auto_cdc._cols(args.cols.stored) ~ ', ' ~ auto_cdc._q(n.op) -%}
     {%- set insert_edits = ' (' ~ cols ~ ', ' ~ auto_cdc._q(n.run) ~ ', ' ~ auto_cdc._q(n.edit) ~ ') select ' ~ cols ~ ', ' ~ run_id ~ ', true from ' ~ temp.edits -%}
     {% do auto_cdc._run_sql('insert into ' ~ args.rel.log ~ insert_edits) %}
     {% do auto_cdc._run_sql('insert into ' ~ args.rel.log ~ ' (' ~ auto_cdc._cols(cfg.key_columns) ~ ', ' ~ auto_cdc._q(n.op) ~ ', '
@@ -68,15 +68,15 @@
     cheaper than anti-joining each side with the other on every column. -#}
 {% macro edited_keys_sql(args) %}
   {%- set cfg = args.cfg -%}
-  {%- set cols = auto_cdc._cols(args.plan.target_columns) -%}
+  {%- set cols = auto_cdc._cols(args.cols.target_columns) -%}
   {%- set side = auto_cdc._q(auto_cdc._names().internal_prefix ~ 'side') -%}
 select distinct {{ auto_cdc._cols(cfg.key_columns) }} from (
   select {{ cols }}
   from (
     {#- keys on the fast path were checked when they were classified (paths.sql): the replayed keys'
         rows only, by the path the affected keys record (held carries none where it was read first) #}
-    {%- if args.path.fast_path %}
-    select {{ auto_cdc._cols(args.plan.target_columns, 'h') }}, 1 as {{ side }} from {{ args.rel.temp.held }} h
+    {%- if args.plan.classified %}
+    select {{ auto_cdc._cols(args.cols.target_columns, 'h') }}, 1 as {{ side }} from {{ args.rel.temp.held }} h
     join {{ args.rel.temp.affected }} a on {{ auto_cdc._eq(cfg.key_columns, 'h', 'a') }}
     where not a.{{ auto_cdc._q(auto_cdc._names().fast) }}
     {%- else %}
@@ -112,7 +112,7 @@ select distinct {{ auto_cdc._cols(cfg.key_columns) }} from (
     union
     select {{ auto_cdc._cols(cfg.key_columns) }}
     from (
-      select distinct {{ auto_cdc._cols(args.plan.target_columns, 't') }}
+      select distinct {{ auto_cdc._cols(args.cols.target_columns, 't') }}
       from {{ args.rel.temp.held }} t
       join {{ args.rel.temp.edited }} e on {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }}
     ) versions
@@ -140,7 +140,7 @@ select distinct {{ auto_cdc._cols(cfg.key_columns) }} from (
   {%- set start = 't.' ~ auto_cdc._q(n.start_at) -%}
   {%- set end = 't.' ~ auto_cdc._q(n.end_at) -%}
   {%- set seq_in_output = [] -%}
-  {%- for c in cfg.seq_columns if c in args.plan.output -%}{%- do seq_in_output.append(c) -%}{%- endfor -%}
+  {%- for c in cfg.seq_columns if c in args.cols.output -%}{%- do seq_in_output.append(c) -%}{%- endfor -%}
   {%- set seq_in_output = (seq_in_output | length) == (cfg.seq_columns | length) -%}
   {%- set last_seq = [] -%}
   {%- for c in cfg.seq_columns -%}{%- do last_seq.append('lt.' ~ auto_cdc._q(c)) -%}{%- endfor -%}
@@ -157,7 +157,7 @@ edit_events as (
   {# an SCD1 row: at its own sequence, else the key's last applied one; a deleted key: a tombstone there #}
   select * from (
     select
-    {%- for c in args.plan.stored %}
+    {%- for c in args.cols.stored %}
       {%- if c in cfg.key_columns %} e.{{ auto_cdc._q(c) }}
       {%- elif c in cfg.seq_columns %}
         {%- if seq_in_output %} case when t.{{ auto_cdc._q(cfg.key_columns[0]) }} is not null
@@ -165,7 +165,7 @@ edit_events as (
           then t.{{ auto_cdc._q(c) }} else lt.{{ auto_cdc._q(c) }} end
         {%- else %} lt.{{ auto_cdc._q(c) }}
         {%- endif %}
-      {%- elif c in args.plan.output %} t.{{ auto_cdc._q(c) }}
+      {%- elif c in args.cols.output %} t.{{ auto_cdc._q(c) }}
       {%- else %} {{ auto_cdc._log_typed_null(args, c) }}
       {%- endif %} as {{ auto_cdc._q(c) }},
     {%- endfor %}
@@ -212,9 +212,9 @@ edit_events as (
   {%- set at = auto_cdc._seq_value(args, l) -%}
   {%- set h_start, h_end = h ~ '.' ~ auto_cdc._q(n.start_at), h ~ '.' ~ auto_cdc._q(n.end_at) -%}
   {%- set valued = [] -%}
-  {%- for c in args.plan.output if c in args.plan.stored and c not in cfg.key_columns -%}{%- do valued.append(c) -%}{%- endfor %}
+  {%- for c in args.cols.output if c in args.cols.stored and c not in cfg.key_columns -%}{%- do valued.append(c) -%}{%- endfor %}
   union all
-  select {{ auto_cdc._cols(args.plan.stored, l) }}, {{ l }}.{{ op }}
+  select {{ auto_cdc._cols(args.cols.stored, l) }}, {{ l }}.{{ op }}
   from ({{ auto_cdc._affected_events_sql(args, args.rel.temp.edited) }}) {{ l }}
   where ({{ l }}.{{ op }} = '{{ n.delete }}' and not exists (
       select 1 from {{ args.rel.temp.held }} {{ h }}
@@ -229,7 +229,7 @@ edit_events as (
   {%- endif %}
   {%- endif %}
 )
-select distinct {{ auto_cdc._cols(args.plan.stored) }}, {{ op }}
+select distinct {{ auto_cdc._cols(args.cols.stored) }}, {{ op }}
 from edit_events x
 {# the run's own events win over edit events at the same key and sequence #}
 where not exists (
@@ -243,17 +243,17 @@ where not exists (
     output columns from the relation alias values_from (none: NULL), the rest NULL. -#}
 {#- A NULL of a log column's type (a bare NULL has no type on Spark, and parquet cannot store one). -#}
 {% macro _log_typed_null(args, column) -%}
-  {%- set type = ((args.plan.types or {}).get('log') or {}).get(column) -%}
+  {%- set type = ((args.cols.types or {}).get('log') or {}).get(column) -%}
   {{- 'cast(null as ' ~ type ~ ')' if type else 'null' -}}
 {%- endmacro %}
 
 {% macro _edit_event_sql(args, seq_exprs, values_from, kind) -%}
   {%- set cfg = args.cfg -%}
     select
-    {%- for c in args.plan.stored %}
+    {%- for c in args.cols.stored %}
       {%- if c in cfg.key_columns %} e.{{ auto_cdc._q(c) }}
       {%- elif c in cfg.seq_columns %} {{ seq_exprs[cfg.seq_columns.index(c)] }}
-      {%- elif values_from and c in args.plan.output %} {{ values_from }}.{{ auto_cdc._q(c) }}
+      {%- elif values_from and c in args.cols.output %} {{ values_from }}.{{ auto_cdc._q(c) }}
       {%- else %} {{ auto_cdc._log_typed_null(args, c) }}
       {%- endif %} as {{ auto_cdc._q(c) }},
     {%- endfor %}

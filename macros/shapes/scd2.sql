@@ -11,7 +11,7 @@
 {#- The events of the affected keys (or of the keys in keys_relation) that count: from the run's
     history temp table once it holds them (path.history_ready, apply.sql), else from the log. -#}
 {% macro _affected_events_sql(args, keys_relation=none) -%}
-  {%- if args.path.history_ready -%}
+  {%- if args.plan.history_ready -%}
   select h.* from {{ args.rel.temp.history }} h
     {%- if keys_relation %} join {{ keys_relation }} a on {{ auto_cdc._eq(args.cfg.key_columns, 'h', 'a') }}{% endif %}
   {%- else -%}
@@ -30,9 +30,9 @@
   {%- set log = log or args.rel.log -%}
   select l.*
   from {{ log }} l
-  join {{ keys_relation or args.path.replay_keys or args.rel.temp.affected }} a on {{ auto_cdc._eq(args.cfg.key_columns, 'l', 'a') }}
+  join {{ keys_relation or args.plan.replay_keys or args.rel.temp.affected }} a on {{ auto_cdc._eq(args.cfg.key_columns, 'l', 'a') }}
   where l.{{ op }} in ('{{ n.upsert }}', '{{ n.delete }}')
-  {%- if args.path.has_edits %}
+  {%- if args.plan.has_edits %}
     and not exists (
       select 1 from {{ log }} m
       where m.{{ op }} = '{{ n.mask }}' and {{ auto_cdc._eq(args.cfg.key_columns, 'm', 'l') }}
@@ -59,7 +59,7 @@
   {%- set keys = auto_cdc._cols(partition) -%}
   {%- set order = auto_cdc._seq_order(cfg.seq_columns) -%}
   {%- set compared = [] -%}
-  {%- for c in args.plan.tracked if c not in cfg.key_columns -%}{%- do compared.append(c) -%}{%- endfor -%}
+  {%- for c in args.cols.tracked if c not in cfg.key_columns -%}{%- do compared.append(c) -%}{%- endfor -%}
   {%- set starts = [] -%}{%- set ends = [] -%}
   {%- for c in cfg.seq_columns -%}
     {%- do starts.append(auto_cdc._q(p ~ 'start_' ~ loop.index0)) -%}
@@ -127,7 +127,7 @@ upserts as (
   where {{ op }} = '{{ n.upsert }}'
 )
 select
-  {{ auto_cdc._cols(args.plan.output) }},
+  {{ auto_cdc._cols(args.cols.output) }},
   {%- for c in carry %}
   {{ auto_cdc._q(c) }},
   {%- endfor %}

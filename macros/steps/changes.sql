@@ -12,7 +12,7 @@
   {%- set pk = auto_cdc._row_key(args) -%}
   {%- set ts = "cast('" ~ run_started_at.strftime("%Y-%m-%d %H:%M:%S.%f") ~ "' as " ~ dbt.type_timestamp() ~ ")" -%}
   {%- if adapter.get_relation(args.rel.changes.database, args.rel.changes.schema, args.rel.changes.identifier) is none -%}
-    {% do auto_cdc._run_sql(auto_cdc.create_table_as_sql(args.rel.changes, 'select ' ~ auto_cdc._cols(args.plan.target_columns)
+    {% do auto_cdc._run_sql(auto_cdc.create_table_as_sql(args.rel.changes, 'select ' ~ auto_cdc._cols(args.cols.target_columns)
           ~ ', cast(null as ' ~ dbt.type_string() ~ ') as _change_type, cast(0 as ' ~ dbt.type_bigint()
           ~ ') as _commit_version, ' ~ ts ~ ' as _commit_timestamp from ' ~ args.rel.temp.missing ~ ' where 1 = 0')) %}
   {%- endif -%}
@@ -22,14 +22,14 @@
   {%- set version = [version, auto_cdc._scalar('select coalesce(max(_commit_version), 0) + 1 from ' ~ args.rel.changes) | int] | max -%}
   {%- set s, m = auto_cdc._alias('s'), auto_cdc._alias('m') -%}
   {%- set sql -%}
-insert into {{ args.rel.changes }} ({{ auto_cdc._cols(args.plan.target_columns) }}, _change_type, _commit_version, _commit_timestamp)
-select {{ auto_cdc._cols(args.plan.target_columns, s) }},
+insert into {{ args.rel.changes }} ({{ auto_cdc._cols(args.cols.target_columns) }}, _change_type, _commit_version, _commit_timestamp)
+select {{ auto_cdc._cols(args.cols.target_columns, s) }},
        case when exists (select 1 from {{ args.rel.temp.missing }} {{ m }} where {{ auto_cdc._eq(pk, m, s) }})
             then 'update_preimage' else 'delete' end,
        {{ version }}, {{ ts }}
 from {{ args.rel.temp.stale }} {{ s }}
 union all
-select {{ auto_cdc._cols(args.plan.target_columns, m) }},
+select {{ auto_cdc._cols(args.cols.target_columns, m) }},
        case when exists (select 1 from {{ args.rel.temp.stale }} {{ s }} where {{ auto_cdc._eq(pk, s, m) }})
             then 'update_postimage' else 'insert' end,
        {{ version }}, {{ ts }}

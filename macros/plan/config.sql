@@ -230,84 +230,51 @@
 {% endmacro %}
 
 
-{% macro _resolve_config(source_columns) %}
-  {%- set names = auto_cdc._names() -%}
-  {%- set errors = [] -%}
-  {%- set columns = source_columns | list -%}
-
+{#-
+  The one resolver of both materializations: the model's configs, checked against the table above
+  (_check_configs) and resolved against the columns the model returns (`columns`). `shape` is 'feed'
+  (auto_cdc: the model returns a change feed) or 'snapshot' (auto_cdc_snapshot: full snapshots, whose
+  version, the snapshot_version column or the run's start, is the sequence, an internal column). Every
+  problem is collected and raised once, naming the model. The result (cfg):
+    scd                     1, 2 or 'bitemporal'
+    key_columns, seq_columns  the keys; the sequence (a snapshot's: the internal version column)
+    output                  the target's columns before the history columns
+    payload                 the output columns that are neither keys nor sequence columns
+    stored                  the columns the event log keeps: keys, sequence, output, system time and,
+                            with columns_to_update, each upsert's list of written columns
+    compared                what two events at one key and sequence must agree on (R7): the stored
+                            columns, but a system time that is not an output column (the same business
+                            event learned twice is one event, counted from its earliest learning)
+    tracked                 SCD2: the columns whose change opens a version
+    ignore_null             the payload columns where a NULL in an upsert keeps the previous value
+    columns_to_update, system_seq, cursor, snapshot_version   column names, or none
+    delete_expr, truncate_expr, snapshot_expr                 the conditions, or none
+    on_schema_change, max_delete_fraction, shape
+  dbt fills in on_schema_change='ignore' for every model; the package's default is append_new_columns,
+  so only a value the user set counts.
+-#}
+{% macro _resolve_config(shape, source_columns) %}
+  {%- set names, errors, columns = auto_cdc._names(), [], source_columns | list -%}
+  {%- set feed = shape == 'feed' -%}
+  {%- set materialization = 'auto_cdc' if feed else 'auto_cdc_snapshot' -%}
   {%- set scd = auto_cdc._scd_type(config.get('stored_as_scd_type', 1), errors) -%}
-  {%- do auto_cdc._check_configs('auto_cdc', scd, errors) -%}
+  {%- if scd == 'bitemporal' and not feed -%}{%- do errors.append("stored_as_scd_type: auto_cdc_snapshot supports 1 or 2") -%}{%- endif -%}
+  {%- do auto_cdc._check_configs(materialization, scd if feed or scd != 'bitemporal' else none, errors) -%}
   {%- set raw = {} -%}
-  {%- for name in ['keys', 'sequence_by', 'column_list', 'except_column_list', 'track_history_column_list',
-                   'track_history_except_column_list', 'ignore_null_updates_column_list',
-                   'ignore_null_updates_except_column_list'] -%}
-    {%- do raw.update({name: auto_cdc._as_list(config.get(name))}) -%}
+  {%- for name, row in auto_cdc._package_configs().items() if materialization in row['in'] -%}
+    {%- do raw.update({name: auto_cdc._as_list(config.get(name)) if row.kind == 'columns' else config.get(name)}) -%}
   {%- endfor -%}
-  {%- set ignore_null_all = config.get('ignore_null_updates', false) -%}
-  {%- set columns_to_update = config.get('columns_to_update') -%}
-  {%- set system_sequence_by = config.get('system_sequence_by') -%}
-  {%- set cursor_column = config.get('cursor_column') -%}
-  {#- dbt fills in on_schema_change='ignore' for every model; auto_cdc's default is append_new_columns,
-      so only a value the user set counts -#}
   {%- set on_schema_change = config.get('on_schema_change') if 'on_schema_change' in (model.unrendered_config or {}) else 'append_new_columns' -%}
-
-  {#- config combinations (R9) -#}
   {%- if not raw['keys'] -%}{%- do errors.append("keys: required (a list of key columns)") -%}{%- endif -%}
-  {%- if not raw.sequence_by -%}{%- do errors.append("sequence_by: required (a column or a list of columns)") -%}{%- endif -%}
-  {%- set ignore_forms = [] -%}
-  {%- if ignore_null_all -%}{%- do ignore_forms.append('ignore_null_updates') -%}{%- endif -%}
-  {%- if raw.ignore_null_updates_column_list is not none -%}{%- do ignore_forms.append('ignore_null_updates_column_list') -%}{%- endif -%}
-  {%- if raw.ignore_null_updates_except_column_list is not none -%}{%- do ignore_forms.append('ignore_null_updates_except_column_list') -%}{%- endif -%}
-  {%- if ignore_forms | length > 1 -%}
-    {%- do errors.append((ignore_forms | join(', ')) ~ ": choose one ignore_null_updates form") -%}
-  {%- endif -%}
-  {%- if scd == 'bitemporal' and not system_sequence_by -%}
-    {%- do errors.append("stored_as_scd_type 'bitemporal': requires system_sequence_by") -%}
-  {%- endif -%}
-  {%- if columns_to_update and ignore_forms -%}
-    {%- do errors.append("columns_to_update: cannot be combined with " ~ (ignore_forms | join(', '))) -%}
-  {%- endif -%}
-  {%- if columns_to_update and scd == 'bitemporal' -%}
-    {%- do errors.append("columns_to_update: not supported with stored_as_scd_type 'bitemporal'") -%}
-  {%- endif -%}
-  {%- set snapshot_expr = config.get('apply_as_snapshot') -%}
-  {%- if snapshot_expr and scd != 1 -%}
-    {%- do errors.append("apply_as_snapshot: a snapshot and a change feed combine into an SCD type 1 target only (as in Databricks)") -%}
-  {%- endif -%}
-  {%- if snapshot_expr and ignore_forms -%}
-    {%- do errors.append("apply_as_snapshot: cannot be combined with " ~ (ignore_forms | join(', ')) ~ " (a snapshot row writes every column)") -%}
-  {%- endif -%}
-  {%- if snapshot_expr and columns_to_update -%}
-    {%- do errors.append("apply_as_snapshot: cannot be combined with columns_to_update (a snapshot row writes every column)") -%}
-  {%- endif -%}
   {%- if on_schema_change not in ['ignore', 'fail', 'append_new_columns', 'sync_all_columns'] -%}
     {%- do errors.append("on_schema_change: unknown value '" ~ on_schema_change ~ "' (expected ignore, fail, append_new_columns or sync_all_columns)") -%}
   {%- endif -%}
-
-  {#- columns -#}
-  {%- for c in columns -%}
-    {%- if (c | lower).startswith(names.internal_prefix | lower) -%}
-      {%- do errors.append("column '" ~ c ~ "': names starting with " ~ names.internal_prefix ~ " are reserved for the package") -%}
-    {%- endif -%}
-  {%- endfor -%}
-  {%- for name in ['apply_as_deletes', 'apply_as_truncates', 'apply_as_snapshot'] if config.get(name) is string -%}
-    {%- do auto_cdc._check_expression_columns(name, config.get(name), columns, errors) -%}
+  {%- for c in columns if (c | lower).startswith(names.internal_prefix | lower) -%}
+    {%- do errors.append("column '" ~ c ~ "': names starting with " ~ names.internal_prefix ~ " are reserved for the package") -%}
   {%- endfor -%}
   {%- set keys = auto_cdc._resolve_list('keys', raw['keys'] or [], columns, errors) -%}
-  {%- set seqs = auto_cdc._resolve_list('sequence_by', raw.sequence_by or [], columns, errors) -%}
-  {%- set cursor = auto_cdc._resolve_list('cursor_column', [cursor_column] if cursor_column else [], columns, errors) -%}
-  {%- set system_seq = auto_cdc._resolve_list('system_sequence_by', [system_sequence_by] if system_sequence_by else [], columns, errors) -%}
-  {%- set ctu = auto_cdc._resolve_list('columns_to_update', [columns_to_update] if columns_to_update else [], columns, errors) -%}
-
-  {%- if raw.column_list is not none -%}
-    {%- set output = auto_cdc._resolve_list('column_list', raw.column_list, columns, errors) -%}
-  {%- else -%}
-    {%- set excluded = auto_cdc._resolve_list('except_column_list', raw.except_column_list or [], columns, errors) -%}
-    {#- the columns_to_update column is not an output column unless listed (R5) -#}
-    {%- set excluded = excluded + ctu -%}
-    {%- set output = [] -%}
-    {%- for c in columns if c not in excluded -%}{%- do output.append(c) -%}{%- endfor -%}
-  {%- endif -%}
+  {%- set feed_cfg = auto_cdc._resolve_feed_columns(raw, scd, columns, errors) if feed else auto_cdc._resolve_snapshot_columns(raw, columns, errors) -%}
+  {%- set output = feed_cfg.output -%}
   {%- for k in keys if k not in output -%}
     {%- do errors.append("keys: key column '" ~ k ~ "' must be an output column (it is excluded)") -%}
   {%- endfor -%}
@@ -315,124 +282,79 @@
   {%- for c in output if (c | lower) in reserved -%}
     {%- do errors.append("column '" ~ c ~ "': reserved for the target's history columns; rename it or exclude it from the output") -%}
   {%- endfor -%}
-
   {%- set tracked = output -%}
   {%- if raw.track_history_column_list is not none -%}
     {%- set tracked = auto_cdc._resolve_list('track_history_column_list', raw.track_history_column_list, output, errors) -%}
   {%- elif raw.track_history_except_column_list is not none -%}
     {%- set untracked = auto_cdc._resolve_list('track_history_except_column_list', raw.track_history_except_column_list, output, errors) -%}
-    {%- set tracked = [] -%}
-    {%- for c in output if c not in untracked -%}{%- do tracked.append(c) -%}{%- endfor -%}
+    {%- set tracked = output | reject('in', untracked) | list -%}
   {%- endif -%}
-
-  {%- set ignore_null = [] -%}
-  {%- if ignore_null_all -%}
-    {%- set ignore_null = output -%}
-  {%- elif raw.ignore_null_updates_column_list is not none -%}
-    {%- set ignore_null = auto_cdc._resolve_list('ignore_null_updates_column_list', raw.ignore_null_updates_column_list, output, errors) -%}
-  {%- elif raw.ignore_null_updates_except_column_list is not none -%}
-    {%- set kept = auto_cdc._resolve_list('ignore_null_updates_except_column_list', raw.ignore_null_updates_except_column_list, output, errors) -%}
-    {%- set ignore_null = [] -%}
-    {%- for c in output if c not in kept -%}{%- do ignore_null.append(c) -%}{%- endfor -%}
-  {%- endif -%}
-
-
   {%- if errors -%}
-    {%- do exceptions.raise_compiler_error("auto_cdc model '" ~ model.name ~ "' has invalid configuration:\n  - " ~ (errors | join('\n  - '))) -%}
+    {%- do exceptions.raise_compiler_error(materialization ~ " model '" ~ model.name ~ "' has invalid configuration:\n  - " ~ (errors | join('\n  - '))) -%}
   {%- endif -%}
-
-  {#- payload: output columns that are neither keys nor sequence columns; a delete or truncate carries none -#}
-  {%- set payload = [] -%}
-  {%- for c in output if c not in keys and c not in seqs -%}{%- do payload.append(c) -%}{%- endfor -%}
+  {%- set seqs, system_seq, ctu = feed_cfg.seq_columns, feed_cfg.system_seq, feed_cfg.columns_to_update -%}
+  {%- set payload = output | reject('in', keys + seqs) | list -%}
   {%- set stored = keys + [] -%}
-  {%- for c in seqs + output + system_seq if c not in stored -%}{%- do stored.append(c) -%}{%- endfor -%}
-  {#- with columns_to_update, the log keeps each upsert's normalised list of written columns -#}
+  {%- for c in seqs + output + ([system_seq] if system_seq else []) if c not in stored -%}{%- do stored.append(c) -%}{%- endfor -%}
   {%- if ctu -%}{%- do stored.append(names.columns) -%}{%- endif -%}
-  {#- R6/R7: the same business event learned at two system times is one event (the earliest
-      learning counts), so the system time is not part of what two events must agree on -#}
-  {%- set compared = [] -%}
-  {%- for c in stored if not (system_seq and c == system_seq[0] and c not in output) -%}{%- do compared.append(c) -%}{%- endfor -%}
-  {#- R5: keys and sequence columns are written by every upsert; the other output columns may be partial -#}
-  {%- set ignore_null_payload = [] -%}
-  {%- for c in ignore_null if c in payload -%}{%- do ignore_null_payload.append(c) -%}{%- endfor -%}
-
-  {% do return({
-    'scd': scd,
-    'key_columns': keys,
-    'seq_columns': seqs,
-    'output': output,
-    'payload': payload,
-    'stored': stored,
-    'compared': compared,
-    'tracked': tracked,
-    'ignore_null': ignore_null_payload,
-    'columns_to_update': ctu[0] if ctu else none,
-    'system_seq': system_seq[0] if system_seq else none,
-    'cursor': cursor[0] if cursor else none,
-    'delete_expr': config.get('apply_as_deletes'),
-    'truncate_expr': config.get('apply_as_truncates'),
-    'snapshot_expr': snapshot_expr,
-    'on_schema_change': on_schema_change
-  }) %}
+  {{ return(dict(feed_cfg, shape=shape, scd=scd, key_columns=keys, payload=payload, stored=stored, tracked=tracked,
+                 compared=stored | reject('equalto', system_seq if system_seq not in output else none) | list,
+                 ignore_null=feed_cfg.ignore_null | select('in', payload) | list, on_schema_change=on_schema_change)) }}
 {% endmacro %}
 
 
-{#-
-  auto_cdc_snapshot configs. The result has the shape _resolve_config returns, so
-  the snapshot's diff feeds the same apply: the snapshot version is the sequence (an internal
-  column), every other column is an output column.
--#}
-{% macro _resolve_snapshot_config(source_columns) %}
-  {%- set names = auto_cdc._names() -%}
-  {%- set errors = [] -%}
-  {%- set columns = source_columns | list -%}
-  {%- set scd = auto_cdc._scd_type(config.get('stored_as_scd_type', 1), errors) -%}
-  {%- if scd == 'bitemporal' -%}
-    {%- do errors.append("stored_as_scd_type: auto_cdc_snapshot supports 1 or 2") -%}
+{#- A change feed's columns and rules (R9): the sequence, the output columns (column_list, or every column
+    but except_column_list and the columns_to_update column, which is not an output column unless listed:
+    R5), the partial-update forms, the system time, the cursor, and the conditions' columns. -#}
+{% macro _resolve_feed_columns(raw, scd, columns, errors) %}
+  {%- if not raw.sequence_by -%}{%- do errors.append("sequence_by: required (a column or a list of columns)") -%}{%- endif -%}
+  {%- set ignore_forms = [] -%}
+  {%- for name in ['ignore_null_updates', 'ignore_null_updates_column_list', 'ignore_null_updates_except_column_list']
+        if raw[name] not in [none, false] -%}{%- do ignore_forms.append(name) -%}{%- endfor -%}
+  {%- if ignore_forms | length > 1 -%}{%- do errors.append((ignore_forms | join(', ')) ~ ": choose one ignore_null_updates form") -%}{%- endif -%}
+  {%- if scd == 'bitemporal' and not raw.system_sequence_by -%}{%- do errors.append("stored_as_scd_type 'bitemporal': requires system_sequence_by") -%}{%- endif -%}
+  {%- if raw.columns_to_update and ignore_forms -%}{%- do errors.append("columns_to_update: cannot be combined with " ~ (ignore_forms | join(', '))) -%}{%- endif -%}
+  {%- if raw.columns_to_update and scd == 'bitemporal' -%}{%- do errors.append("columns_to_update: not supported with stored_as_scd_type 'bitemporal'") -%}{%- endif -%}
+  {%- if raw.apply_as_snapshot -%}
+    {%- if scd != 1 -%}{%- do errors.append("apply_as_snapshot: a snapshot and a change feed combine into an SCD type 1 target only (as in Databricks)") -%}{%- endif -%}
+    {%- if ignore_forms -%}{%- do errors.append("apply_as_snapshot: cannot be combined with " ~ (ignore_forms | join(', ')) ~ " (a snapshot row writes every column)") -%}{%- endif -%}
+    {%- if raw.columns_to_update -%}{%- do errors.append("apply_as_snapshot: cannot be combined with columns_to_update (a snapshot row writes every column)") -%}{%- endif -%}
   {%- endif -%}
-  {%- do auto_cdc._check_configs('auto_cdc_snapshot', scd if scd != 'bitemporal' else none, errors) -%}
-  {%- set raw_keys = auto_cdc._as_list(config.get('keys')) -%}
-  {%- set track = auto_cdc._as_list(config.get('track_history_column_list')) -%}
-  {%- set track_except = auto_cdc._as_list(config.get('track_history_except_column_list')) -%}
-  {%- set version = config.get('snapshot_version') -%}
-  {%- set max_delete_fraction = config.get('max_delete_fraction') -%}
-  {%- set on_schema_change = config.get('on_schema_change') if 'on_schema_change' in (model.unrendered_config or {}) else 'append_new_columns' -%}
+  {%- for name in ['apply_as_deletes', 'apply_as_truncates', 'apply_as_snapshot'] if raw[name] is string -%}
+    {%- do auto_cdc._check_expression_columns(name, raw[name], columns, errors) -%}
+  {%- endfor -%}
+  {%- set one = {} -%}
+  {%- for name in ['cursor_column', 'system_sequence_by', 'columns_to_update'] -%}
+    {%- do one.update({name: (auto_cdc._resolve_list(name, [raw[name]] if raw[name] else [], columns, errors) + [none])[0]}) -%}
+  {%- endfor -%}
+  {%- if raw.column_list is not none -%}
+    {%- set output = auto_cdc._resolve_list('column_list', raw.column_list, columns, errors) -%}
+  {%- else -%}
+    {%- set excluded = auto_cdc._resolve_list('except_column_list', raw.except_column_list or [], columns, errors) -%}
+    {%- set output = columns | reject('in', excluded + ([one.columns_to_update] if one.columns_to_update else [])) | list -%}
+  {%- endif -%}
+  {%- set ignore_null = output if raw.ignore_null_updates else [] -%}
+  {%- if raw.ignore_null_updates_column_list is not none -%}
+    {%- set ignore_null = auto_cdc._resolve_list('ignore_null_updates_column_list', raw.ignore_null_updates_column_list, output, errors) -%}
+  {%- elif raw.ignore_null_updates_except_column_list is not none -%}
+    {%- set kept = auto_cdc._resolve_list('ignore_null_updates_except_column_list', raw.ignore_null_updates_except_column_list, output, errors) -%}
+    {%- set ignore_null = output | reject('in', kept) | list -%}
+  {%- endif -%}
+  {{ return({'seq_columns': auto_cdc._resolve_list('sequence_by', raw.sequence_by or [], columns, errors), 'output': output,
+             'ignore_null': ignore_null, 'columns_to_update': one.columns_to_update, 'system_seq': one.system_sequence_by,
+             'cursor': one.cursor_column, 'delete_expr': raw.apply_as_deletes, 'truncate_expr': raw.apply_as_truncates,
+             'snapshot_expr': raw.apply_as_snapshot, 'snapshot_version': none, 'max_delete_fraction': none}) }}
+{% endmacro %}
 
-  {%- if not raw_keys -%}{%- do errors.append("keys: required (a list of key columns)") -%}{%- endif -%}
-  {%- if max_delete_fraction is not none and (max_delete_fraction is string or max_delete_fraction < 0 or max_delete_fraction > 1) -%}
-    {%- do errors.append("max_delete_fraction: expected a number between 0 and 1, got '" ~ max_delete_fraction ~ "'") -%}
+
+{#- Snapshots: the snapshot_version column orders them and is no output column; every other column is. -#}
+{% macro _resolve_snapshot_columns(raw, columns, errors) %}
+  {%- set fraction = raw.max_delete_fraction -%}
+  {%- if fraction is not none and (fraction is string or fraction < 0 or fraction > 1) -%}
+    {%- do errors.append("max_delete_fraction: expected a number between 0 and 1, got '" ~ fraction ~ "'") -%}
   {%- endif -%}
-  {%- for c in columns -%}
-    {%- if (c | lower).startswith(names.internal_prefix | lower) -%}
-      {%- do errors.append("column '" ~ c ~ "': names starting with " ~ names.internal_prefix ~ " are reserved for the package") -%}
-    {%- endif -%}
-  {%- endfor -%}
-  {%- set keys = auto_cdc._resolve_list('keys', raw_keys or [], columns, errors) -%}
-  {%- set version_col = auto_cdc._resolve_list('snapshot_version', [version] if version else [], columns, errors) -%}
-  {%- set output = [] -%}
-  {%- for c in columns if c not in version_col -%}{%- do output.append(c) -%}{%- endfor -%}
-  {%- set reserved = [names.start_at, names.end_at, names.system_start_at, names.system_end_at] | map('lower') | list -%}
-  {%- for c in output if (c | lower) in reserved -%}
-    {%- do errors.append("column '" ~ c ~ "': reserved for the target's history columns; rename it") -%}
-  {%- endfor -%}
-  {%- set tracked = output -%}
-  {%- if track is not none -%}
-    {%- set tracked = auto_cdc._resolve_list('track_history_column_list', track, output, errors) -%}
-  {%- elif track_except is not none -%}
-    {%- set untracked = auto_cdc._resolve_list('track_history_except_column_list', track_except, output, errors) -%}
-    {%- set tracked = [] -%}
-    {%- for c in output if c not in untracked -%}{%- do tracked.append(c) -%}{%- endfor -%}
-  {%- endif -%}
-  {%- if errors -%}
-    {%- do exceptions.raise_compiler_error("auto_cdc_snapshot model '" ~ model.name ~ "' has invalid configuration:\n  - " ~ (errors | join('\n  - '))) -%}
-  {%- endif -%}
-  {%- set payload = [] -%}
-  {%- for c in output if c not in keys -%}{%- do payload.append(c) -%}{%- endfor -%}
-  {% do return({
-    'scd': scd, 'key_columns': keys, 'seq_columns': [names.version], 'output': output, 'payload': payload,
-    'stored': keys + [names.version] + payload, 'tracked': tracked, 'ignore_null': [],
-    'columns_to_update': none, 'system_seq': none, 'cursor': none, 'delete_expr': none, 'truncate_expr': none, 'snapshot_expr': none,
-    'on_schema_change': on_schema_change,
-    'snapshot_version': version_col[0] if version_col else none, 'max_delete_fraction': max_delete_fraction
-  }) %}
+  {%- set version = auto_cdc._resolve_list('snapshot_version', [raw.snapshot_version] if raw.snapshot_version else [], columns, errors) -%}
+  {{ return({'seq_columns': [auto_cdc._names().version], 'output': columns | reject('in', version) | list, 'ignore_null': [],
+             'columns_to_update': none, 'system_seq': none, 'cursor': none, 'delete_expr': none, 'truncate_expr': none,
+             'snapshot_expr': none, 'snapshot_version': (version + [none])[0], 'max_delete_fraction': fraction}) }}
 {% endmacro %}

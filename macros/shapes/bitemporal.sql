@@ -17,7 +17,7 @@
   {%- set t = p ~ 'system_time' -%}
   {%- set st = auto_cdc._q(cfg.system_seq) -%}
   {#- a row of H is identified by all its columns (keys are output columns) -#}
-  {%- set identity = args.plan.output + [n.start_at, n.end_at] -%}
+  {%- set identity = args.cols.output + [n.start_at, n.end_at] -%}
   {%- set times_sql -%}
     select distinct {{ auto_cdc._cols(cfg.key_columns, 'l') }}, l.{{ st }} as {{ auto_cdc._q(t) }}
     from {{ args.rel.log }} l

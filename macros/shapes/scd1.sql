@@ -35,7 +35,7 @@ ranked as (
     ) as {{ rank }}
   from merged
 )
-select {{ auto_cdc._cols(args.plan.output) }}
+select {{ auto_cdc._cols(args.cols.output) }}
 from ranked
 where {{ rank }} = 1 and {{ op }} = '{{ n.upsert }}'
 {% endmacro %}

@@ -86,3 +86,23 @@ from staged
 where {{ op }} = 'snapshot'
 {%- endif %}
 {% endmacro %}
+
+
+{#- Stage the feed into the run's batch (stage_batch_sql) and lay out its columns (steps/schema.sql). An
+    incremental run reads the column types of the target, its logs and the batch (unless the model's
+    columns came with them) in the batch's round trip; the engine may read what the run needs of the run
+    log first (prior_runs). -#}
+{% macro _stage_feed(cfg, rel, sql, incremental, types) %}
+  {%- set ctu_is_list = cfg.columns_to_update is not none and auto_cdc._is_list_type(
+        auto_cdc._column_types('select ' ~ auto_cdc._q(cfg.columns_to_update) ~ ' from (' ~ sql ~ ') s').values() | first) -%}
+  {%- set prior = auto_cdc.prior_runs(rel) if incremental else none -%}
+  {%- set create_batch = auto_cdc.create_temp_table_sql(rel.temp.batch, auto_cdc.stage_batch_sql({
+        'cfg': cfg, 'sql': sql, 'runs': rel.runs if incremental else none,
+        'cursor_floor': prior.cursor if prior else none, 'columns_to_update_is_list': ctu_is_list})) -%}
+  {%- if incremental and not types -%}
+    {%- set types = auto_cdc._relation_types({'target': rel.target, 'log': rel.log, 'runs': rel.runs, 'source': rel.temp.batch}, create_batch) -%}
+  {%- else -%}
+    {% do auto_cdc._run_sql(create_batch) %}
+  {%- endif -%}
+  {{ return({'cols': auto_cdc._columns(cfg, rel, incremental, rel.temp.batch, types, check_feed=true, prior=prior)}) }}
+{% endmacro %}

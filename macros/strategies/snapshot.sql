@@ -32,7 +32,7 @@ from (
 
 
 {#- The snapshot rows still to apply, and the current state they are compared with, in the target's
-    columns (args.plan.output): a column new in the source is NULL in the current state, one the source no
+    columns (args.cols.output): a column new in the source is NULL in the current state, one the source no
     longer returns is NULL in the snapshots. -#}
 {% macro _snapshot_rows_sql(args, incremental) -%}
 {{ auto_cdc._snapshot_new_rows_sql(args, incremental) }}
@@ -47,7 +47,7 @@ union all
   {%- set version = auto_cdc._q(n.version) -%}
   {%- set last = auto_cdc._last_cursor(args.rel.runs) -%}
 select
-  {%- for c in args.plan.output %}
+  {%- for c in args.cols.output %}
   {{ auto_cdc._q(c) if c in args.cfg.output else 'null' }} as {{ auto_cdc._q(c) }},
   {%- endfor %}
   {{ version }}, 0 as {{ auto_cdc._q(n.current) }}
@@ -61,8 +61,8 @@ where {{ last }} is null or {{ version }} > {{ last }}
 {% macro _snapshot_current_rows_sql(args) -%}
   {%- set n = auto_cdc._names() -%}
 select
-  {%- for c in args.plan.output %}
-  {{ 'null' if c in args.plan.add_columns else auto_cdc._q(c) }} as {{ auto_cdc._q(c) }},
+  {%- for c in args.cols.output %}
+  {{ 'null' if c in args.cols.add_columns else auto_cdc._q(c) }} as {{ auto_cdc._q(c) }},
   {%- endfor %}
   {{ auto_cdc._last_cursor(args.rel.runs) }} as {{ auto_cdc._q(n.version) }}, 1 as {{ auto_cdc._q(n.current) }}
 from {{ args.rel.target }}
@@ -82,7 +82,7 @@ versions as (
   select v as {{ v }}, lag(v) over (order by v) as {{ prev_v }}, lead(v) over (order by v) as {{ next_v }}
   from (
     select distinct {{ version }} as v from snapshot_rows
-    {%- if not args.cfg.snapshot_version and not args.plan.once_skipped %}
+    {%- if not args.cfg.snapshot_version and not args.cols.once_skipped %}
     union
     select cast('{{ run_started_at.strftime("%Y-%m-%d %H:%M:%S.%f") }}' as {{ dbt.type_timestamp() }})
     {%- endif %}
@@ -99,7 +99,7 @@ versions as (
 {% macro default__snapshot_diff_sql(args, incremental) %}
   {%- set cfg = args.cfg -%}
   {%- set payload = [] -%}
-  {%- for c in args.plan.output if c not in cfg.key_columns -%}{%- do payload.append(c) -%}{%- endfor -%}
+  {%- for c in args.cols.output if c not in cfg.key_columns -%}{%- do payload.append(c) -%}{%- endfor -%}
   {%- set n = auto_cdc._names() -%}
   {%- set p = n.internal_prefix -%}
   {%- set version = auto_cdc._q(n.version) -%}
@@ -153,7 +153,7 @@ where {{ next_v }} is not null and ({{ key_next_v }} is null or {{ key_next_v }}
   {%- set cfg = args.cfg -%}
   {%- set n = auto_cdc._names() -%}
   {%- set payload = [] -%}
-  {%- for c in args.plan.output if c not in cfg.key_columns -%}{%- do payload.append(c) -%}{%- endfor -%}
+  {%- for c in args.cols.output if c not in cfg.key_columns -%}{%- do payload.append(c) -%}{%- endfor -%}
   {%- set version = auto_cdc._q(n.version) -%}
   {%- set current = auto_cdc._q(n.current) -%}
   {%- set s, c = auto_cdc._alias('s'), auto_cdc._alias('c') -%}
@@ -296,4 +296,24 @@ where {{ c }}.{{ current }} is null or {{ deleted }}
   {%- set runs = load_relation(auto_cdc._side_relation(this, auto_cdc._names().runs_suffix)) -%}
   {%- if runs is none -%}{{ return('null') }}{%- endif -%}
   {{ return(auto_cdc._last_cursor(runs)) }}
+{% endmacro %}
+
+
+{#- Stage the snapshots and check them, then diff each new version against the one before it: one
+    version (without snapshot_version, the run's snapshot) by a join with the current rows, several in
+    one pass ordered by version. The diff is the run's batch of events; the columns are laid out before
+    the check, which compares the versions' type with the log's. -#}
+{% macro _stage_snapshots(cfg, rel, sql, incremental) %}
+  {%- set n = auto_cdc._names() -%}
+  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(rel.temp.snapshot, auto_cdc.stage_snapshot_sql({'cfg': cfg, 'sql': sql}))) %}
+  {%- set cols = auto_cdc._columns(cfg, rel, incremental, rel.temp.snapshot, none,
+        cursor_sql='(select max(' ~ auto_cdc._q(n.version) ~ ') from ' ~ rel.temp.snapshot ~ ')',
+        once_skipped=incremental and config.get('once', false)) -%}
+  {%- set new_versions = auto_cdc._check_snapshot(cfg, rel, incremental) -%}
+  {%- set args = {'cfg': cfg, 'rel': rel, 'cols': cols} -%}
+  {%- set one_version = incremental and (new_versions == 1 if cfg.snapshot_version else not cols.once_skipped) -%}
+  {%- set diff_sql = auto_cdc.snapshot_join_diff_sql(args) if one_version else auto_cdc.snapshot_diff_sql(args, incremental) -%}
+  {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(rel.temp.batch, diff_sql)) %}
+  {% do auto_cdc._check_delete_fraction(args, incremental) %}
+  {{ return({'cols': cols}) }}
 {% endmacro %}
