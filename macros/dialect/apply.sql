@@ -6,28 +6,6 @@
 -#}
 
 
-{#- Does this run classify its keys into the two paths? -#}
-{% macro fast_path_applies(args) %}
-  {{ return(adapter.dispatch('fast_path_applies', 'auto_cdc')(args)) }}
-{% endmacro %}
-
-{% macro default__fast_path_applies(args) %}
-  {%- set cfg = args.cfg -%}
-  {%- if cfg.scd not in [1, 2] or cfg.columns_to_update or cfg.ignore_null -%}{{ return(false) }}{%- endif -%}
-  {#- SCD2 continues the open version from its row, with the sequence of its __START_AT: a sequence
-      column shown in the row holds that value only when it is tracked (a tracked column's value is
-      the same in every event of a version); an untracked one shows the version's last event's -#}
-  {%- for c in cfg.seq_columns if cfg.scd == 2 and c in args.cols.output and c not in args.cols.tracked -%}{{ return(false) }}{%- endfor -%}
-  {{ return(true) }}
-{% endmacro %}
-
-{#- Spark on parquet: every affected key is replayed and its buckets rewritten (macros/adapters/spark.sql).
-    Delta takes the MERGE of the other engines, and their fast path. -#}
-{% macro spark__fast_path_applies(args) %}
-  {{ return(auto_cdc._spark_has_merge() and auto_cdc.default__fast_path_applies(args)) }}
-{% endmacro %}
-
-
 {#- What an incremental change feed run needs from the run log, read once before it stages the batch,
     or none where the run's statements read the run log as they go (DuckDB, Postgres: a small table
     read at no cost). `next_run`: its last run id + 1; `edited_keys`: the sum of its edited keys;
@@ -233,39 +211,6 @@ where {{ l }}.{{ op }} = '{{ n.truncate }}' or {{ k }}.{{ auto_cdc._q(keys[0]) }
 {% macro spark__killed_run_events_sql(args, next_run=none) %}
   {%- set run_id = next_run if next_run is not none else '(select coalesce(max(run_id), 0) + 1 from ' ~ args.rel.runs ~ ')' -%}
   {{ return('(select count(*) from ' ~ args.rel.log ~ ' where ' ~ auto_cdc._q(auto_cdc._names().run) ~ ' = ' ~ run_id ~ ')') }}
-{% endmacro %}
-
-
-{#- Can an INSERT return the rows it inserted (INSERT ... RETURNING)? -#}
-{% macro insert_returns_rows() %}
-  {{ return(adapter.dispatch('insert_returns_rows', 'auto_cdc')()) }}
-{% endmacro %}
-
-{% macro default__insert_returns_rows() %}
-  {{ return(true) }}
-{% endmacro %}
-
-{% macro spark__insert_returns_rows() %}
-  {{ return(false) }}
-{% endmacro %}
-
-
-{#- Does the target's MERGE return how many rows it updated, deleted and inserted (then write_changes
-    counts the run's changes itself, and the run reads none before it)? -#}
-{% macro merge_returns_counts() %}
-  {{ return(adapter.dispatch('merge_returns_counts', 'auto_cdc')()) }}
-{% endmacro %}
-
-{#- DuckDB's and Postgres's MERGE return a row count only; they count with the run log's insert
-    (insert_returns_rows). -#}
-{% macro default__merge_returns_counts() %}
-  {{ return(false) }}
-{% endmacro %}
-
-{#- Delta's MERGE returns one row: num_affected_rows, num_updated_rows, num_deleted_rows,
-    num_inserted_rows. -#}
-{% macro spark__merge_returns_counts() %}
-  {{ return(auto_cdc._spark_format() == 'delta') }}
 {% endmacro %}
 
 
@@ -722,38 +667,6 @@ from {{ args.rel.temp.missing }}
 {% macro spark__record_changes(args) %}
   {%- if not auto_cdc._spark_has_merge() -%}{{ return(auto_cdc._record_changes(args)) }}{%- endif -%}
   {{ return(auto_cdc._query('describe history ' ~ args.rel.target ~ ' limit 1').columns['version'].values()[0] | int) }}
-{% endmacro %}
-
-
-{#- Whether the change data feed is a table beside the target (<target>__auto_cdc_changes), rather
-    than the target's own. -#}
-{% macro keeps_change_table() %}
-  {{ return(adapter.dispatch('keeps_change_table', 'auto_cdc')()) }}
-{% endmacro %}
-
-{% macro default__keeps_change_table() %}
-  {{ return(true) }}
-{% endmacro %}
-
-{#- Delta: the target's own change data feed. -#}
-{% macro spark__keeps_change_table() %}
-  {{ return(not auto_cdc._spark_has_merge()) }}
-{% endmacro %}
-
-
-{#- Whether the engine's targets can be edited by hand, so that a run must look for edits. -#}
-{% macro takes_hand_edits() %}
-  {{ return(adapter.dispatch('takes_hand_edits', 'auto_cdc')()) }}
-{% endmacro %}
-
-{% macro default__takes_hand_edits() %}
-  {{ return(true) }}
-{% endmacro %}
-
-{#- Spark on parquet: tables take no UPDATE or DELETE, so hand edits cannot happen (docs/spark.md);
-    Delta tables take them. -#}
-{% macro spark__takes_hand_edits() %}
-  {{ return(auto_cdc._spark_has_merge()) }}
 {% endmacro %}
 
 

@@ -116,29 +116,6 @@
 {% endmacro %}
 
 
-{#- How the classification (paths.sql) finds each touched key's last logged event:
-      'aggregate': one hash aggregate of the key's events, with arg_max_sql;
-      'join': the key's greatest sequence by a hash aggregate, joined back to the event at it;
-      'window': a window that ranks each key's events (a sort). -#}
-{% macro last_event_by() %}
-  {{ return(adapter.dispatch('last_event_by', 'auto_cdc')()) }}
-{% endmacro %}
-
-{#- Postgres: the join (the classification of 100,000 touched keys with 300,000 logged events: 1.22-1.26 s,
-    against 1.38-1.48 s with the window's sort; docs/benchmarks.md). -#}
-{% macro default__last_event_by() %}
-  {{ return('join') }}
-{% endmacro %}
-
-{% macro duckdb__last_event_by() %}
-  {{ return('aggregate') }}
-{% endmacro %}
-
-{#- Spark keeps its window (max_by and the join are not yet measured there). -#}
-{% macro spark__last_event_by() %}
-  {{ return('window') }}
-{% endmacro %}
-
 {#- An aggregate: `value` of the row with the greatest `by`, rows whose `by` is NULL passed by; or ''
     on an engine without one. -#}
 {% macro arg_max_sql(value, by) %}
@@ -163,7 +140,7 @@
     reads the index pages the one before it read (the classification's probes of 100,000 keys into a
     5,000,000-row target: 0.2 s less; docs/benchmarks.md); as it is where the engine hashes the join. -#}
 {% macro in_key_order(relation, keys) %}
-  {{ return(adapter.dispatch('in_key_order', 'auto_cdc')(relation, keys)) }}
+  {{ return(adapter.dispatch('in_key_order', 'auto_cdc')(relation, keys) if auto_cdc._engine().key_order else relation) }}
 {% endmacro %}
 
 {% macro default__in_key_order(relation, keys) %}
@@ -180,7 +157,7 @@
     worker; or nothing. `rows`: how many rows they hold at most, or none where the run does not know;
     `columns`: how many of their columns the join reads. -#}
 {% macro broadcast_hint(aliases, rows, columns) %}
-  {{ return(adapter.dispatch('broadcast_hint', 'auto_cdc')(aliases, rows, columns)) }}
+  {{ return(adapter.dispatch('broadcast_hint', 'auto_cdc')(aliases, rows, columns) if auto_cdc._engine().join_hints else '') }}
 {% endmacro %}
 
 {#- DuckDB and Postgres choose their joins from their own statistics. -#}
@@ -204,7 +181,7 @@
     bounds (the batch, its new events and, unless a truncate or a killed run adds keys beyond the batch's,
     the affected keys), as one partition each; or as it is. -#}
 {% macro one_partition_reads(args, sql) %}
-  {{ return(adapter.dispatch('one_partition_reads', 'auto_cdc')(args, sql)) }}
+  {{ return(adapter.dispatch('one_partition_reads', 'auto_cdc')(args, sql) if auto_cdc._engine().join_hints else sql) }}
 {% endmacro %}
 
 {#- DuckDB and Postgres plan no shuffles. -#}

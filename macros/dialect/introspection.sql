@@ -92,19 +92,25 @@ select r, attname, format_type(atttypid, atttypmod) from (
 {% endmacro %}
 
 
-{#- The model query's column names, and (as `types`) the column types of it ('source') and of the
-    given relations ({name: relation}) where one query can read them all; otherwise `types` is none
-    and _plan_schema_changes reads them later. -#}
-{% macro _source_columns(sql, relations) %}
-  {{ return(adapter.dispatch('source_columns', 'auto_cdc')(sql, relations)) }}
+{#- The model query's column names and (as `types`) the column types of it ('source') and of the given
+    relations ({name: relation}) where one query can read them all (else `types` is none and the run reads
+    them later), and (as `last_run`) the run log's last row as a dict where `runs` is given (none before a
+    first run, or where the engine keeps no config in it: _engine().config_cache). -#}
+{% macro _source_columns(sql, relations, runs=none) %}
+  {{ return(adapter.dispatch('source_columns', 'auto_cdc')(sql, relations, runs)) }}
 {% endmacro %}
 
-{% macro default__source_columns(sql, relations) %}
-  {{ return({'names': get_columns_in_query(sql), 'types': none}) }}
+{#- Postgres: the query's columns, then the run log's last row (row_to_json) in a query of its own. -#}
+{% macro default__source_columns(sql, relations, runs) %}
+  {%- set names = get_columns_in_query(sql) -%}
+  {%- if runs is none or not auto_cdc._engine().config_cache -%}{{ return({'names': names, 'types': none, 'last_run': none}) }}{%- endif -%}
+  {%- set rows = auto_cdc._query('select cast(row_to_json(r) as text) from (select * from ' ~ runs ~ ' order by run_id desc limit 1) r').rows -%}
+  {{ return({'names': names, 'types': none, 'last_run': fromjson(rows[0][0]) if rows else none}) }}
 {% endmacro %}
 
-{#- DuckDB: DESCRIBE of the query and duckdb_columns() of the relations, in one query. -#}
-{% macro duckdb__source_columns(sql, relations) %}
+{#- DuckDB: DESCRIBE of the query, duckdb_columns() of the relations and the run log's last row (to_json),
+    in one query. -#}
+{% macro duckdb__source_columns(sql, relations, runs) %}
   {%- set names = ['source'] + (relations.keys() | list) -%}
   {%- set query -%}
 select 0 as r, column_name, column_type, row_number() over () as i
@@ -115,10 +121,16 @@ from (describe (select * from (
 union all
 {{ auto_cdc._duckdb_relation_types_sql(relations, 1) }}
     {%- endif %}
+    {%- if runs is not none %}
+union all
+select -1, cast(to_json(x) as varchar), null, 0 from (select * from {{ runs }} order by run_id desc limit 1) x
+    {%- endif %}
 order by r, i
   {%- endset -%}
-  {%- set types = auto_cdc._types_by_relation(names, auto_cdc._query(query).rows) -%}
-  {{ return({'names': types.source.keys() | list, 'types': types}) }}
+  {%- set rows = auto_cdc._query(query).rows -%}
+  {%- set last = rows[0][1] if rows and rows[0][0] == -1 else none -%}
+  {%- set types = auto_cdc._types_by_relation(names, rows[1:] if last else rows) -%}
+  {{ return({'names': types.source.keys() | list, 'types': types if relations else none, 'last_run': fromjson(last) if last else none}) }}
 {% endmacro %}
 
 

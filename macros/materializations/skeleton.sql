@@ -17,7 +17,8 @@
 
   {{ run_hooks(pre_hooks, inside_transaction=False) }}
   -- the model's lock, held until the commit: a concurrent run of the same model waits (locking.sql)
-  {%- set held_lock = auto_cdc.lock_model(this) -%}
+  {%- set engine = auto_cdc._engine() -%}
+  {%- set held_lock = auto_cdc.lock_model(this) if engine.model_lock else none -%}
 
   -- relations: the target, its event log and run log, this run's temp tables
   {%- set existing_relation = load_cached_relation(this) -%}
@@ -32,18 +33,18 @@
   {%- set sql = auto_cdc._model_sql(incremental) -%}
   {#- a change feed's incremental run reads its bookkeeping's column types in the same query where it can -#}
   {%- set source = auto_cdc._source_columns(sql, {'target': rel.target, 'log': rel.log, 'runs': rel.runs}
-                                            if incremental and shape == 'feed' else {}) -%}
-  {%- set cfg = auto_cdc._resolve_config(shape, source.names) -%}
+                                            if incremental and shape == 'feed' else {}, rel.runs if incremental else none) -%}
+  {%- set cfg = auto_cdc._config(shape, source.names, source.last_run) -%}
 
   {{ run_hooks(pre_hooks, inside_transaction=True) }}
 
   -- 1. the batch, and its columns
-  {% do auto_cdc._drop_temp_relations(rel.temp, leftover=true) %}
+  {%- if engine.drops_temp -%}{% do auto_cdc._drop_temp_relations(rel.temp, leftover=true) %}{%- endif -%}
   {%- set staged = auto_cdc._stage_feed(cfg, rel, sql, incremental, source.types) if shape == 'feed'
         else auto_cdc._stage_snapshots(cfg, rel, sql, incremental) -%}
   -- 2. the run's facts and checks, and its plan
   {%- set args = {'cfg': cfg, 'rel': rel, 'cols': staged.cols} -%}
-  {%- set args = dict(args, plan=auto_cdc._plan(args, incremental, [existing_relation] + rel.existing, staged.get('snapshot'))) -%}
+  {%- set args = dict(args, plan=auto_cdc._plan(args, incremental, [existing_relation] + rel.existing)) -%}
   -- 3. the strategy
   {%- if args.plan.strategy == 'first_run' -%}
     {%- set written = auto_cdc._first_run(args) -%}
@@ -57,7 +58,7 @@
   -- 4. the run log, then grants and docs
   {% do auto_cdc._record_run(args, written) %}
   {% do auto_cdc._fault_point(last=true) %}
-  {% do auto_cdc._drop_temp_relations(rel.temp) %}
+  {%- if engine.drops_temp -%}{% do auto_cdc._drop_temp_relations(rel.temp) %}{%- endif -%}
   {% do auto_cdc.apply_model_grants([target_relation] + rel.bookkeeping, grant_config,
                                     should_revoke(existing_relation, full_refresh_mode)) %}
   {% do persist_docs(target_relation, model) %}
@@ -65,7 +66,7 @@
   {{ run_hooks(post_hooks, inside_transaction=True) }}
   -- `COMMIT` happens here
   {{ adapter.commit() }}
-  {% do auto_cdc.release_model_lock(held_lock) %}
+  {%- if engine.model_lock -%}{% do auto_cdc.release_model_lock(held_lock) %}{%- endif -%}
   {{ run_hooks(post_hooks, inside_transaction=False) }}
 
   {#- every relation the run created goes into dbt's cache, so later models of the run see them -#}

@@ -66,7 +66,7 @@ versions as (
 {% macro _classify_names(args) %}
   {%- set n, cfg, p = auto_cdc._names(), args.cfg, auto_cdc._names().internal_prefix -%}
   {%- set every_upsert_opens = auto_cdc._every_upsert_opens(args) -%}
-  {%- set last_by = auto_cdc.last_event_by() -%}
+  {%- set last_by = auto_cdc._engine().last_event_by -%}
   {%- set c = {'op': auto_cdc._q(n.op), 'rank': auto_cdc._q(n.rank), 'fp': auto_cdc._q(n.fingerprint), 'log': args.plan.logged,
                'open_only': cfg.scd == 2, 'every_upsert_opens': every_upsert_opens, 'last_by': last_by,
                'hashed': [] if every_upsert_opens else auto_cdc._classified_tracked(args),
@@ -249,4 +249,15 @@ left join held h on {{ auto_cdc._eq(keys, 'h', 'a') }}
 left join versions v on {{ auto_cdc._eq(keys, 'v', 'a') }}
 {%- endif %}
 {%- endif %}
+{% endmacro %}
+
+
+{#- Whether the shape has in-order rows: SCD1 and SCD2 without partial updates; SCD2 continues the open
+    version from its row, with the sequence of its __START_AT, so a sequence column shown in the row must
+    be tracked (a tracked column's value is the same in every event of a version; an untracked one shows
+    the version's last event's). Bitemporal targets and partial updates replay every key. -#}
+{% macro _in_order_applies(args) %}
+  {%- set cfg = args.cfg -%}
+  {%- if cfg.scd not in [1, 2] or cfg.columns_to_update or cfg.ignore_null -%}{{ return(false) }}{%- endif -%}
+  {{ return(cfg.scd == 1 or cfg.seq_columns | select('in', args.cols.output) | reject('in', args.cols.tracked) | list | length == 0) }}
 {% endmacro %}

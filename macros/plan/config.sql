@@ -231,6 +231,28 @@
 
 
 {#-
+  The run's resolved config (_resolve_config). Resolving and checking it costs a run more than much of
+  its SQL (its templates are compiled anew by every dbt process), and its result depends only on the
+  model's configs, the columns the model returns and the resolver itself: each run keeps it in its row of
+  the run log (`config`, with `key`, a hash of those), and a run whose key equals the last run's takes it
+  from there, as dbt's partial parsing takes a file it has parsed before. A run whose key differs (a
+  config or a column changed, or the package) resolves and checks it again. `last_run`: the run log's
+  last row (_source_columns), or none.
+-#}
+{% macro _config(shape, columns, last_run) %}
+  {%- set resolver = [] -%}
+  {%- for name in ['_resolve_config', '_resolve_feed_columns', '_resolve_snapshot_columns', '_check_configs', '_package_configs',
+                   '_check_expression_columns', '_resolve_list', '_names'] -%}
+    {%- do resolver.append(auto_cdc[name].macro.macro_sql) -%}
+  {%- endfor -%}
+  {%- set key = local_md5(tojson([shape, model.config, model.unrendered_config, columns, resolver], sort_keys=true)) -%}
+  {%- set kept = fromjson(last_run.config) if (last_run or {}).get('config') else {} -%}
+  {%- if kept.get('key') == key -%}{{ return(dict(kept.cfg, key=key)) }}{%- endif -%}
+  {{ return(dict(auto_cdc._resolve_config(shape, columns), key=key)) }}
+{% endmacro %}
+
+
+{#-
   The one resolver of both materializations: the model's configs, checked against the table above
   (_check_configs) and resolved against the columns the model returns (`columns`). `shape` is 'feed'
   (auto_cdc: the model returns a change feed) or 'snapshot' (auto_cdc_snapshot: full snapshots, whose

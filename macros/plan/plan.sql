@@ -20,30 +20,35 @@
                        the model's runs changed it since (unedited_target_version; Delta)
     logged, batch_rows the log as the run reads it for the batch's keys (touched_log), and the batch's size
                        where the engine counted it
+    sorted, sorted_counts  the keys were sorted in the facts' round trip (_run_facts), and their counts
     classified         the affected keys are sorted into the two kinds (rel.temp.affected's fast column)
     fast_keys, replayed_keys   how many keys of each kind (replayed_keys may be a count's SQL)
+    single_events      in order, every key has one new event: its rows need no walk of its events
     replay_keys        the replayed keys as a subquery, when some keys take the in-order rows
     history_ready      the replayed keys' events are read from the log once, into rel.temp.history
     held_first         SCD1: the affected keys' rows were read (rel.temp.held) before the keys were sorted
     held_from_log      every key in order on an unedited target: the rows it holds follow from the log
     target_filter      a condition on the target's rows for the MERGE (target_key_filter_sql), or none
+    dropped            a first run: the relations it drops (a full refresh)
+  The plan step also brings the target's and the log's columns up to date (_apply_schema_changes), after
+  the checks and before anything reads the target.
 -#}
-{% macro _plan(args, incremental, existing, snapshot=none) %}
+{% macro _plan(args, incremental, existing) %}
   {%- if not incremental -%}{{ return(auto_cdc._first_run_plan(args, existing)) }}{%- endif -%}
-  {%- set facts = auto_cdc._run_facts(args) -%}
-  {#- after the checks, before any read of the target: the target's and the log's columns brought up to date -#}
-  {% do auto_cdc._apply_schema_changes(dict(args, plan=facts)) %}
+  {%- set engine = auto_cdc._engine() -%}
+  {%- set sorts = engine.in_order and auto_cdc._in_order_applies(args) -%}
+  {%- set facts = auto_cdc._run_facts(args, sorts and not (engine.killed_runs or engine.table_history or args.cols.altered)) -%}
+  {%- if args.cols.altered -%}{% do auto_cdc._apply_schema_changes(dict(args, plan=facts)) %}{%- endif -%}
   {%- if facts.new_events == 0 and not facts.killed -%}
     {{ return(dict(facts, strategy='nothing_new', classified=false)) }}
   {%- endif -%}
   {%- set args = dict(args, plan=facts) -%}
-  {%- if not facts.truncates and auto_cdc.fast_path_applies(args) -%}
-    {{ return(auto_cdc._classified_plan(args)) }}
-  {%- endif -%}
-  {% do auto_cdc._run_statements([auto_cdc.create_temp_table_sql(args.rel.temp.affected, auto_cdc.affected_keys_sql(args))]) %}
-  {{ return(dict(facts, strategy='replay', classified=false, fast_keys=0, replay_keys=none,
-                 replayed_keys='(select count(*) from ' ~ args.rel.temp.affected ~ ')',
-                 history_ready=args.cfg.scd != 'bitemporal')) }}
+  {%- if sorts and not facts.truncates -%}{{ return(auto_cdc._classified_plan(args)) }}{%- endif -%}
+  {%- set temp = args.rel.temp -%}
+  {% do auto_cdc._run_statements(([auto_cdc.drop_temp_table_sql(temp.held), auto_cdc.drop_temp_table_sql(temp.affected)] if facts.sorted else [])
+        + [auto_cdc.create_temp_table_sql(temp.affected, auto_cdc.affected_keys_sql(args))]) %}
+  {{ return(dict(facts, strategy='replay', classified=false, held_first=false, fast_keys=0, replay_keys=none,
+                 replayed_keys='(select count(*) from ' ~ temp.affected ~ ')', history_ready=args.cfg.scd != 'bitemporal')) }}
 {% endmacro %}
 
 
@@ -67,61 +72,81 @@
 
 {#- The batch's new events (rel.temp.new) and the run's facts, with the feed's checks (R7), in one
     round trip: the log as the run reads it for the batch's keys first (touched_log), then the new events,
-    then one query of the facts. Spark then asks the table's history whether the target is unedited. -#}
-{% macro _run_facts(args) %}
-  {%- set rel, n = args.rel, auto_cdc._names() -%}
-  {%- set logged = auto_cdc.touched_log(dict(args, plan={'incremental': true})) -%}
+    then one query of the facts (a killed run's events last). Spark then asks the table's history whether the target is unedited.
+    `sort`: the affected keys are sorted in the same round trip (_sort_statements), where nothing the sort
+    depends on is known only from the facts (a killed run's keys, an unedited target, a column this run
+    adds); with a truncate among the new events the sort is dropped (plan). -#}
+{% macro _run_facts(args, sort) %}
+  {%- set rel, n, engine = args.rel, auto_cdc._names(), auto_cdc._engine() -%}
+  {%- set logged = auto_cdc.touched_log(dict(args, plan={'incremental': true})) if engine.touched_log else {'relation': rel.log, 'statements': []} -%}
   {%- set known = logged.get('facts') or {} -%}
   {%- set facts = {'incremental': true, 'logged': logged.relation, 'batch_rows': known.get('batch_rows'), 'killed': false,
-                   'truncates': false, 'classified': false, 'held_first': false} -%}
+                   'truncates': false, 'classified': false, 'held_first': sort and args.cfg.scd == 1, 'unedited': false, 'sorted': sort} -%}
   {%- set args = dict(args, plan=facts) -%}
-  {%- set create_new = auto_cdc.one_partition_reads(args,
-        logged.statements + [auto_cdc.create_temp_table_sql(rel.temp.new, auto_cdc.new_events_sql(args))]) -%}
+  {%- set statements = logged.statements + [auto_cdc.create_temp_table_sql(rel.temp.new, auto_cdc.new_events_sql(args))]
+                       + (auto_cdc._sort_statements(args) if sort else []) -%}
   {%- set exprs = [known.get('next_run', '(select coalesce(max(run_id), 0) + 1 from ' ~ rel.runs ~ ')'),
                    known.get('edited_keys', '(select coalesce(sum(edited_keys), 0) from ' ~ rel.runs ~ ')'),
                    '(' ~ auto_cdc.late_events_sql(args) ~ ')',
                    known.get('batch_rows', '(select count(*) from ' ~ rel.temp.batch ~ ')'),
                    '(select count(*) from ' ~ rel.temp.new ~ ')',
-                   '(select count(*) from ' ~ rel.temp.new ~ ' where ' ~ auto_cdc._q(n.op) ~ " = '" ~ n.truncate ~ "')"] -%}
-  {%- set killed_events = auto_cdc.killed_run_events_sql(args, known.get('next_run')) -%}
+                   '(select count(*) from ' ~ rel.temp.new ~ ' where ' ~ auto_cdc._q(n.op) ~ " = '" ~ n.truncate ~ "')"]
+                 + (auto_cdc._sorted_counts_sql(args) if sort else []) -%}
+  {%- set killed_events = auto_cdc.killed_run_events_sql(args, known.get('next_run')) if engine.killed_runs else none -%}
   {%- set exprs = exprs + ([killed_events] if killed_events else []) -%}
+  {%- set statements = auto_cdc.one_partition_reads(args, statements) -%}
   {%- if args.cols.check_feed -%}
-    {%- set row = auto_cdc._check_feed(args, facts.logged, exprs, create_new) -%}
+    {%- set row = auto_cdc._check_feed(args, facts.logged, exprs, statements) -%}
   {%- else -%}
-    {%- set row = auto_cdc._run_then_query(create_new, auto_cdc.one_partition_reads(args, 'select ' ~ (exprs | join(', ')))).rows[0] -%}
+    {%- set row = auto_cdc._run_then_query(statements, auto_cdc.one_partition_reads(args, 'select ' ~ (exprs | join(', ')))).rows[0] -%}
   {%- endif -%}
   {%- set killed = killed_events is not none and (row[6] | int) > 0 -%}
   {%- set since = (args.cols.get('prior') or {}).get('target_version') -%}
   {%- set facts = dict(facts, run_id=row[0] | int, has_edits=(row[1] | int) > 0, late_events=row[2] | int, events_read=row[3] | int,
-                       new_events=row[4] | int, truncates=(row[5] | int) > 0, killed=killed, cursor=known.get('cursor'), since=since) -%}
-  {#- not after a killed run, whose events the target may lack -#}
-  {%- set unedited_version = auto_cdc.unedited_target_version(dict(args, plan=facts), since, 0) if since is not none and not killed else none -%}
+                       new_events=row[4] | int, truncates=(row[5] | int) > 0, killed=killed, cursor=known.get('cursor'), since=since,
+                       sorted_counts=row[6:8] | list if sort else none) -%}
+  {%- set unedited_version = auto_cdc.unedited_target_version(dict(args, plan=facts), since, 0) if engine.table_history and since is not none and not killed else none -%}
   {{ return(dict(facts, unedited=unedited_version is not none, unedited_version=unedited_version)) }}
 {% endmacro %}
 
 
-{#- The affected keys sorted into the two kinds (shapes/classify.sql), with a count of each: every key
-    in order is the in_order strategy, else the replay of the others. SCD1 reads the keys' rows first
-    (held_first), and the sort reads them there. -#}
+{#- The statements that sort the affected keys (plan/classify.sql): SCD1 reads the keys' rows first
+    (held_first), and the sort reads them there; and the counts of the in-order keys and of all. -#}
+{% macro _sort_statements(args) %}
+  {%- set rel = args.rel -%}
+  {{ return(([auto_cdc.create_temp_table_sql(rel.temp.held, auto_cdc.held_rows_sql(args))] if args.plan.held_first else [])
+            + [auto_cdc.create_temp_table_sql(rel.temp.affected, auto_cdc.classified_keys_sql(args))]) }}
+{% endmacro %}
+
+{% macro _sorted_counts_sql(args) %}
+  {%- set affected = args.rel.temp.affected -%}
+  {{ return(['(select count(*) from ' ~ affected ~ ' where ' ~ auto_cdc._q(auto_cdc._names().fast) ~ ')', '(select count(*) from ' ~ affected ~ ')']) }}
+{% endmacro %}
+
+
+{#- The affected keys sorted into the two kinds (plan/classify.sql), with a count of each (sorted in the
+    facts' round trip where it could be): every key in order is the in_order strategy, else the replay of
+    the others. -#}
 {% macro _classified_plan(args) %}
   {%- set rel, facts, n = args.rel, args.plan, auto_cdc._names() -%}
-  {%- set held_first = args.cfg.scd == 1 and not facts.killed and not facts.unedited -%}
-  {%- set args = dict(args, plan=dict(facts, held_first=held_first)) -%}
-  {%- set create = auto_cdc.one_partition_reads(args,
-        ([auto_cdc.create_temp_table_sql(rel.temp.held, auto_cdc.held_rows_sql(args))] if held_first else [])
-        + [auto_cdc.create_temp_table_sql(rel.temp.affected, auto_cdc.classified_keys_sql(args))]) -%}
-  {%- set key_filter = auto_cdc.target_key_filter_sql(args) -%}
-  {%- set row = auto_cdc._run_then_query(create, auto_cdc.one_partition_reads(args, 'select count(case when ' ~ auto_cdc._q(n.fast)
-        ~ ' then 1 end), count(*)' ~ (', ' ~ key_filter if key_filter else '') ~ ' from ' ~ rel.temp.affected)).rows[0] -%}
+  {%- if facts.sorted -%}
+    {%- set row = facts.sorted_counts + [none] -%}
+    {%- set key_filter = none -%}
+  {%- else -%}
+    {%- set args = dict(args, plan=dict(facts, held_first=args.cfg.scd == 1 and not facts.killed and not facts.unedited)) -%}
+    {%- set key_filter = auto_cdc.target_key_filter_sql(args) if auto_cdc._engine().join_hints else none -%}
+    {%- set row = auto_cdc._run_then_query(auto_cdc.one_partition_reads(args, auto_cdc._sort_statements(args)),
+          auto_cdc.one_partition_reads(args, 'select count(case when ' ~ auto_cdc._q(n.fast) ~ ' then 1 end), count(*)'
+          ~ (', ' ~ key_filter if key_filter else '') ~ ' from ' ~ rel.temp.affected)).rows[0] -%}
+  {%- endif -%}
   {%- set fast_keys, replayed = row[0] | int, (row[1] | int) - (row[0] | int) -%}
-  {%- set plan = dict(args.plan, classified=true, fast_keys=fast_keys, replayed_keys=replayed) -%}
+  {%- set plan = dict(args.plan, classified=true, fast_keys=fast_keys, replayed_keys=replayed,
+                      target_filter=auto_cdc.target_key_filter(args, row[2]) if key_filter and row[2] else none) -%}
   {%- if replayed == 0 -%}
-    {%- set plan = dict(plan, strategy='in_order', replay_keys=none, history_ready=false) -%}
-    {{ return(dict(plan, held_from_log=auto_cdc.held_from_log_applies(dict(args, plan=plan)),
-                   target_filter=auto_cdc.target_key_filter(args, row[2]) if key_filter and row[2] else none)) }}
+    {%- set plan = dict(plan, strategy='in_order', replay_keys=none, history_ready=false, single_events=fast_keys == facts.new_events) -%}
+    {{ return(dict(plan, held_from_log=auto_cdc.held_from_log_applies(dict(args, plan=plan)))) }}
   {%- endif -%}
   {{ return(dict(plan, strategy='replay', held_from_log=false, history_ready=args.cfg.scd != 'bitemporal',
-                 target_filter=auto_cdc.target_key_filter(args, row[2]) if key_filter and row[2] else none,
                  replay_keys='(select ' ~ auto_cdc._cols(args.cfg.key_columns) ~ ' from ' ~ rel.temp.affected
                              ~ ' where not ' ~ auto_cdc._q(n.fast) ~ ')')) }}
 {% endmacro %}

@@ -37,7 +37,7 @@
   {%- set existing = [load_cached_relation(side.log), load_cached_relation(side.runs), load_cached_relation(side.changes)] -%}
   {{ return(dict(side, target=target_relation, temp=temp, existing=existing, existing_log=existing[0], existing_runs=existing[1],
                  seq_type=auto_cdc._side_relation(target_relation, n.seq_type_suffix).include(database=false) if shape == 'feed' else none,
-                 bookkeeping=[side.log, side.runs] + ([side.changes] if config.get('change_data_feed', false) and auto_cdc.keeps_change_table() else []))) }}
+                 bookkeeping=[side.log, side.runs] + ([side.changes] if config.get('change_data_feed', false) and auto_cdc._engine().change_table else []))) }}
 {% endmacro %}
 
 

@@ -23,7 +23,7 @@
   known when; they take no hand edits (README).
 -#}
 {% macro fold_target_edits(args, run_id) %}
-  {%- if args.cfg.scd == 'bitemporal' or not auto_cdc.takes_hand_edits() -%}{{ return(0) }}{%- endif -%}
+  {%- if args.cfg.scd == 'bitemporal' or not auto_cdc._engine().hand_edits -%}{{ return(0) }}{%- endif -%}
   {%- set cfg, temp = args.cfg, args.rel.temp -%}
   {%- set n = auto_cdc._names() -%}
   {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(temp.recorded, auto_cdc.replayed_rows_sql(args))) %}

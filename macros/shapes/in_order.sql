@@ -44,8 +44,8 @@
   {%- set cols = args.cols -%}
   {{ return(args.plan.get('unedited', false) and args.cfg.scd in (1, 2) and auto_cdc.in_order_replaces_held(args)
             and not (cols.add_columns or cols.drop_columns or cols.widen_columns)
-            and auto_cdc.merge_returns_counts()
-            and not (config.get('change_data_feed', false) and auto_cdc.keeps_change_table())) }}
+            and auto_cdc._engine().merge_counts
+            and not (config.get('change_data_feed', false) and auto_cdc._engine().change_table)) }}
 {% endmacro %}
 
 
@@ -100,8 +100,18 @@ where a.{{ auto_cdc._q(n.fast) }} and {{ held_at }} is not null
 {% endmacro %}
 
 
-{#- SCD type 1 rows of the fast-path keys: each key's latest new event, unless it is a delete. -#}
+{#- SCD type 1 rows of the in-order keys: each key's latest new event, unless it is a delete; where every key
+    has one new event (single_events), the new upserts themselves. -#}
 {% macro scd1_in_order_rows_sql(args) %}
+  {%- if args.plan.get('single_events') -%}
+    {{ return('select ' ~ (auto_cdc._new_event_columns(args.cols.output, args, none) | join(', ')) ~ ' from ' ~ args.rel.temp.new
+              ~ ' where ' ~ auto_cdc._q(auto_cdc._names().op) ~ " = '" ~ auto_cdc._names().upsert ~ "'") }}
+  {%- endif -%}
+  {{ return(auto_cdc._scd1_latest_new_rows_sql(args)) }}
+{% endmacro %}
+
+{#- The latest new event of each in-order key, by a join where it has one, by a window where it has several. -#}
+{% macro _scd1_latest_new_rows_sql(args) %}
   {%- set cfg = args.cfg -%}
   {%- set n = auto_cdc._names() -%}
   {%- set op = auto_cdc._q(n.op) -%}
@@ -133,6 +143,7 @@ where {{ rank }} = 1 and {{ op }} = '{{ n.upsert }}'
     holds them and the write leaves them alone. A key with one new event (the usual case) needs no walk
     of its events (_scd2_one_event_rows_sql); a key with several goes through the SCD2 builder. -#}
 {% macro scd2_in_order_rows_sql(args) %}
+  {%- if args.plan.get('single_events') -%}{{ return(auto_cdc._scd2_one_event_rows_sql(args)) }}{%- endif -%}
   {%- set cfg = args.cfg -%}
   {%- set n = auto_cdc._names() -%}
   {%- set op = auto_cdc._q(n.op) -%}

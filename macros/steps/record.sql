@@ -21,7 +21,8 @@ select
   cast(0 as {{ dbt.type_bigint() }}) as edited_keys,
   cast(0 as {{ dbt.type_bigint() }}) as fast_keys,
   cast(0 as {{ dbt.type_bigint() }}) as replayed_keys,
-  cast(null as {{ dbt.type_bigint() }}) as target_version
+  cast(null as {{ dbt.type_bigint() }}) as target_version,
+  cast(null as {{ dbt.type_string() }}) as config
 from {{ args.rel.temp.batch }}
 where 1 = 0
   {%- endset -%}
@@ -30,21 +31,21 @@ where 1 = 0
 
 
 {#- The run's row in the run log, with its metrics (see README "Metrics"). -#}
-{% macro record_run_sql(args, run_id, metrics, commit_version, upserted=none, deleted=none, target_version=none) %}
+{% macro record_run_sql(args, metrics, commit_version=none, target_version=none, counted=false) %}
   {%- set n = auto_cdc._names() -%}
+  {%- set counts = auto_cdc._change_count_sqls(args) if counted else {'upserted': metrics.num_upserted_rows, 'deleted': metrics.num_deleted_rows} -%}
 insert into {{ args.rel.runs }} (run_id, run_started_at, invocation_id, cursor_value, events_read, events_applied,
                              late_events, num_upserted_rows, num_deleted_rows, commit_version, edited_keys,
-                             fast_keys, replayed_keys, target_version)
+                             fast_keys, replayed_keys, target_version, config)
 select
-  {{ run_id }},
+  {{ args.plan.run_id }},
   cast('{{ run_started_at.strftime("%Y-%m-%d %H:%M:%S.%f") }}' as {{ dbt.type_timestamp() }}),
   '{{ invocation_id }}',
   {{ args.plan.get('cursor') or 'coalesce(' ~ (args.cols.cursor_sql or '(select max(' ~ auto_cdc._q(n.cursor) ~ ') from ' ~ args.rel.temp.batch ~ ')') ~ ', ' ~ auto_cdc._last_cursor(args.rel.runs) ~ ')' }},
-  {{ metrics.events_read }}, {{ metrics.events_applied }}, {{ metrics.late_events }},
-  {{ upserted or metrics.num_upserted_rows }}, {{ deleted or metrics.num_deleted_rows }},
-  {{ commit_version if commit_version is not none else 'null' }},
-  {{ metrics.edited_keys }}, {{ metrics.get('fast_keys', 0) }}, {{ metrics.get('replayed_keys', 0) }},
-  {{ target_version if target_version is not none else 'null' }}
+  {{ metrics.events_read }}, {{ metrics.events_applied }}, {{ metrics.late_events }}, {{ counts.upserted }}, {{ counts.deleted }},
+  {{ commit_version if commit_version is not none else 'null' }}, {{ metrics.edited_keys }}, {{ metrics.fast_keys }}, {{ metrics.replayed_keys }},
+  {{ target_version if target_version is not none else 'null' }},
+  {{ "'" ~ (tojson({'key': args.cfg.key, 'cfg': args.cfg}, sort_keys=true) | replace("'", "''")) ~ "'" if auto_cdc._engine().config_cache else 'null' }}
 {% endmacro %}
 
 
@@ -52,37 +53,35 @@ select
     the strategy returned, none where it wrote nothing: `counts`, its stale and missing rows' counts
     where it read them before the write (_change_counts), else the run log's insert counts them itself;
     `edited_keys`, the keys whose hand edits it folded in. With change_data_feed, the run's changes go
-    into the change feed first. The target's version the run leaves unedited is recorded where the
-    engine keeps a history to tell (unedited_target_version): a run that wrote nothing leaves the one it
-    found; the run's own schema changes are one commit of the target each (drop, widen). -#}
+    into the change feed first. -#}
 {% macro _record_run(args, written) %}
   {%- set args = dict(args, rel=dict(args.rel, temp=written.temp)) if written else args -%}
-  {%- set plan, cols = args.plan, args.cols -%}
+  {%- set plan, counts = args.plan, (written or {}).get('counts') -%}
   {%- set metrics = {'events_read': plan.events_read, 'events_applied': plan.new_events, 'late_events': plan.late_events,
-                     'num_upserted_rows': 0, 'num_deleted_rows': 0, 'edited_keys': (written or {}).get('edited_keys', 0),
+                     'num_upserted_rows': counts.upserted if counts else 0, 'num_deleted_rows': counts.deleted if counts else 0,
+                     'edited_keys': (written or {}).get('edited_keys', 0),
                      'fast_keys': plan.fast_keys if written else 0, 'replayed_keys': plan.replayed_keys if written else 0} -%}
-  {%- set counts = (written or {}).get('counts') -%}
-  {%- set altered = (cols.drop_columns | length) + (cols.widen_columns | length) if plan.incremental else 0 -%}
-  {%- if plan.incremental and not written and altered == 0 -%}
-    {%- set target_version = plan.unedited_version -%}
-  {%- elif plan.since is not none or not plan.incremental -%}
-    {%- set target_version = auto_cdc.unedited_target_version(args, plan.since, altered) -%}
-  {%- else -%}
-    {%- set target_version = none -%}
-  {%- endif -%}
-  {%- if written and counts is not none -%}
-    {%- do metrics.update({'num_upserted_rows': counts.upserted, 'num_deleted_rows': counts.deleted}) -%}
-    {%- set commit_version = auto_cdc.record_changes(args) if config.get('change_data_feed', false) and counts.upserted + counts.removed > 0 else none -%}
-    {% do auto_cdc._run_sql(auto_cdc.record_run_sql(args, plan.run_id, metrics, commit_version, target_version=target_version)) %}
-  {%- elif written -%}
-    {%- set sqls = auto_cdc._change_count_sqls(args) -%}
-    {%- set row = auto_cdc._query(auto_cdc.record_run_sql(args, plan.run_id, metrics, none, sqls.upserted, sqls.deleted, target_version)
+  {%- set target_version = auto_cdc._target_version(args, written) if auto_cdc._engine().table_history else none -%}
+  {%- if written and not counts -%}
+    {%- set row = auto_cdc._query(auto_cdc.record_run_sql(args, metrics, target_version=target_version, counted=true)
           ~ '\nreturning num_upserted_rows, num_deleted_rows').rows[0] -%}
     {%- do metrics.update({'num_upserted_rows': row[0] | int, 'num_deleted_rows': row[1] | int}) -%}
   {%- else -%}
-    {% do auto_cdc._run_sql(auto_cdc.record_run_sql(args, plan.run_id, metrics, none, target_version=target_version)) %}
+    {%- set changed = written and config.get('change_data_feed', false) and counts.upserted + counts.removed > 0 -%}
+    {% do auto_cdc._run_sql(auto_cdc.record_run_sql(args, metrics, auto_cdc.record_changes(args) if changed else none, target_version)) %}
   {%- endif -%}
   {% do store_raw_result(name='main', code='AUTO_CDC', rows_affected=metrics.num_upserted_rows + metrics.num_deleted_rows,
         message='num_upserted_rows=' ~ metrics.num_upserted_rows ~ ' num_deleted_rows=' ~ metrics.num_deleted_rows
                 ~ ' late_events=' ~ metrics.late_events ~ ' ignored_events=' ~ (metrics.events_read - metrics.events_applied)) %}
+{% endmacro %}
+
+
+{#- The target's version the run leaves unedited, where the engine keeps a history to tell
+    (unedited_target_version): a run that wrote nothing leaves the one it found; the run's own schema
+    changes are one commit of the target each (drop, widen). -#}
+{% macro _target_version(args, written) %}
+  {%- set plan, cols = args.plan, args.cols -%}
+  {%- set altered = (cols.drop_columns | length) + (cols.widen_columns | length) if plan.incremental else 0 -%}
+  {%- if plan.incremental and not written and altered == 0 -%}{{ return(plan.unedited_version) }}{%- endif -%}
+  {{ return(auto_cdc.unedited_target_version(args, plan.since, altered) if plan.since is not none or not plan.incremental else none) }}
 {% endmacro %}

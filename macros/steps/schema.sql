@@ -13,14 +13,36 @@
 -#}
 {% macro _columns(cfg, rel, incremental, source, types, check_feed=false, cursor_sql=none, once_skipped=false, prior=none) %}
   {%- if incremental -%}
-    {%- set columns = auto_cdc._plan_schema_changes(cfg, rel, source, types) -%}
+    {%- set types = types or auto_cdc._relation_types({'target': rel.target, 'log': rel.log, 'runs': rel.runs, 'source': source}) -%}
+    {%- set columns = auto_cdc._unchanged_columns(cfg, types) or auto_cdc._plan_schema_changes(cfg, rel, source, types) -%}
   {%- else -%}
     {%- set columns = {'types': {}, 'output': cfg.output, 'tracked': cfg.tracked, 'stored': cfg.stored,
                        'add_columns': [], 'drop_columns': [], 'widen_columns': {}} -%}
   {%- endif -%}
   {{ return(dict(columns, target_columns=auto_cdc._target_columns(cfg.scd, columns.output),
-                 spark_buckets=auto_cdc.bucket_count(rel, incremental), check_feed=check_feed, cursor_sql=cursor_sql,
+                 altered=columns.add_columns or columns.drop_columns or columns.widen_columns or columns.get('bookkeeping_missing', false),
+                 spark_buckets=auto_cdc.bucket_count(rel, incremental) if auto_cdc._engine().buckets else none, check_feed=check_feed, cursor_sql=cursor_sql,
                  once_skipped=once_skipped, prior=prior)) }}
+{% endmacro %}
+
+
+{#- The usual incremental run's columns, where nothing changed since the last run: the target holds the
+    output columns in their order with the source's types, the sequence kept its type, and the log and the
+    run log hold every bookkeeping column (_bookkeeping_columns_added); else none (_plan_schema_changes). -#}
+{% macro _unchanged_columns(cfg, types) %}
+  {%- set n = auto_cdc._names() -%}
+  {%- set reserved = [n.start_at, n.end_at, n.system_start_at, n.system_end_at] | map('lower') | list -%}
+  {%- set existing = [] -%}
+  {%- for c in types.target if (c | lower) not in reserved and not (c | lower).startswith(n.internal_prefix) -%}{%- do existing.append(c) -%}{%- endfor -%}
+  {%- if existing != cfg.output -%}{{ return(none) }}{%- endif -%}
+  {%- for c in cfg.output if c not in cfg.seq_columns and (types.target[c] | lower) != (types.source.get(c) | lower) -%}{{ return(none) }}{%- endfor -%}
+  {%- for c in cfg.seq_columns if (types.log.get(c) | lower) != (types.source.get(c) | lower) -%}{{ return(none) }}{%- endfor -%}
+  {%- for table, added in auto_cdc._bookkeeping_columns_added().items() -%}
+    {%- set present = types[table].keys() | map('lower') | list -%}
+    {%- for c in added if (c | lower) not in present -%}{{ return(none) }}{%- endfor -%}
+  {%- endfor -%}
+  {{ return({'types': types, 'output': cfg.output, 'tracked': cfg.output | select('in', cfg.tracked) | list, 'stored': cfg.stored,
+             'add_columns': [], 'drop_columns': [], 'widen_columns': {}}) }}
 {% endmacro %}
 
 
@@ -64,7 +86,7 @@
   {%- endif -%}
   {%- set add = added if mode in ['append_new_columns', 'sync_all_columns'] else [] -%}
   {%- set drop = removed if mode == 'sync_all_columns' else [] -%}
-  {% do auto_cdc.check_schema_changes(drop, widen) %}
+  {%- if auto_cdc._engine().buckets -%}{% do auto_cdc.check_schema_changes(drop, widen) %}{%- endif -%}
   {%- set output = [] -%}
   {%- for c in existing if c not in drop -%}{%- do output.append(auto_cdc._resolve_column(c, cfg.output) or c) -%}{%- endfor -%}
   {%- set output = output + add -%}
@@ -73,24 +95,26 @@
   {%- set stored = [] -%}
   {%- for c in cfg.stored if c not in added or c in add -%}{%- do stored.append(c) -%}{%- endfor -%}
   {{ return({'types': types, 'output': output, 'tracked': tracked, 'stored': stored, 'add_columns': add,
-             'drop_columns': drop, 'widen_columns': widen}) }}
+             'drop_columns': drop, 'widen_columns': widen, 'bookkeeping_missing': true}) }}
 {% endmacro %}
 
 
-{#- Bookkeeping columns added since a target was created, all bigint, by table: the run log's counts of
-    the keys each path took and the target's version each run left unedited (unedited_target_version),
-    and the event log's fingerprint of each upsert (an event logged before it has none: its key is
-    replayed until its next event). -#}
+{#- Bookkeeping columns added since a target was created, by table, with their types: the run log's
+    counts of the keys each path took, the target's version each run left unedited
+    (unedited_target_version) and the config it resolved (_config), and the event log's fingerprint of
+    each upsert (an event logged before it has none: its key is replayed until its next event). -#}
 {% macro _bookkeeping_columns_added() %}
-  {{ return({'runs': ['fast_keys', 'replayed_keys', 'target_version'], 'log': [auto_cdc._names().fingerprint]}) }}
+  {%- set bigint = dbt.type_bigint() -%}
+  {{ return({'runs': {'fast_keys': bigint, 'replayed_keys': bigint, 'target_version': bigint, 'config': dbt.type_string()},
+             'log': {auto_cdc._names().fingerprint: bigint}}) }}
 {% endmacro %}
 
 {% macro _apply_schema_changes(args) %}
   {%- set rel, cols = args.rel, args.cols -%}
   {%- for table, added in auto_cdc._bookkeeping_columns_added().items() -%}
     {%- set existing = cols.types.get(table, {}).keys() | map('lower') | list -%}
-    {%- for c in added if existing and (c | lower) not in existing -%}
-      {% do auto_cdc._run_sql(auto_cdc.add_column_sql(rel[table], c, dbt.type_bigint())) %}
+    {%- for c, type in added.items() if existing and (c | lower) not in existing -%}
+      {% do auto_cdc._run_sql(auto_cdc.add_column_sql(rel[table], c, type)) %}
     {%- endfor -%}
   {%- endfor -%}
   {#- new and widened columns go into the change feed too (it has the target's columns), when it exists -#}

@@ -10,81 +10,60 @@
   restore a key; earlier events, late or not, are superseded.
 -#}
 {% macro stage_batch_sql(args) %}
-  {{ return(adapter.dispatch('stage_batch_sql', 'auto_cdc')(args)) }}
-{% endmacro %}
-
-{% macro default__stage_batch_sql(args) %}
-  {%- set cfg = args.cfg -%}
-  {%- set n = auto_cdc._names() -%}
+  {%- set cfg, n = args.cfg, auto_cdc._names() -%}
   {%- set op = auto_cdc._q(n.op) -%}
   {%- set upserts = "s." ~ op ~ " in ('" ~ n.upsert ~ "', 'snapshot')" -%}
-  {%- set kept_on_every_event = cfg.key_columns + cfg.seq_columns + ([cfg.system_seq] if cfg.system_seq else []) -%}
-with staged as (
+  {%- set kept = cfg.key_columns + cfg.seq_columns + ([cfg.system_seq] if cfg.system_seq else []) -%}
+  {%- set kinds = [] -%}
+  {%- for expr, kind in [(cfg.snapshot_expr, 'snapshot'), (cfg.truncate_expr, n.truncate), (cfg.delete_expr, n.delete)] if expr -%}
+    {%- do kinds.append('when (' ~ expr ~ ") then '" ~ kind ~ "'") -%}
+  {%- endfor -%}
+  {%- set floor = args.get('cursor_floor') if args.get('cursor_floor') is not none else auto_cdc._last_cursor(args.runs) -%}
+  {%- set staged -%}
 select
-  {%- for c in cfg.key_columns %}
-  case when s.{{ op }} = '{{ n.truncate }}' then null else s.{{ auto_cdc._q(c) }} end as {{ auto_cdc._q(c) }},
-  {%- endfor %}
-  {%- for c in cfg.stored if c not in cfg.key_columns %}
-  {%- if c == n.columns %}
-  case when {{ upserts }} then {{ auto_cdc.columns_to_update_sql('s.' ~ auto_cdc._q(cfg.columns_to_update), args.columns_to_update_is_list) }} end as {{ auto_cdc._q(c) }},
-  {%- elif c in kept_on_every_event %}
-  s.{{ auto_cdc._q(c) }},
-  {%- else %}
-  case when {{ upserts }} then s.{{ auto_cdc._q(c) }} end as {{ auto_cdc._q(c) }},
-  {%- endif %}
+  {%- for c in cfg.stored %}
+  {% if c in cfg.key_columns -%}
+  case when s.{{ op }} = '{{ n.truncate }}' then null else s.{{ auto_cdc._q(c) }} end
+  {%- elif c == n.columns -%}
+  case when {{ upserts }} then {{ auto_cdc.columns_to_update_sql('s.' ~ auto_cdc._q(cfg.columns_to_update), args.columns_to_update_is_list) }} end
+  {%- elif c in kept -%}
+  s.{{ auto_cdc._q(c) }}
+  {%- else -%}
+  case when {{ upserts }} then s.{{ auto_cdc._q(c) }} end
+  {%- endif %} as {{ auto_cdc._q(c) }},
   {%- endfor %}
   s.{{ op }},
   {% if cfg.cursor %}s.{{ auto_cdc._q(cfg.cursor) }}{% else %}cast(null as {{ dbt.type_string() }}){% endif %} as {{ auto_cdc._q(n.cursor) }}
 from (
-  select
-    src.*,
-    {%- if cfg.truncate_expr or cfg.delete_expr or cfg.snapshot_expr %}
-    case
-      {%- if cfg.snapshot_expr %}
-      when ({{ cfg.snapshot_expr }}) then 'snapshot'
-      {%- endif %}
-      {%- if cfg.truncate_expr %}
-      when ({{ cfg.truncate_expr }}) then '{{ n.truncate }}'
-      {%- endif %}
-      {%- if cfg.delete_expr %}
-      when ({{ cfg.delete_expr }}) then '{{ n.delete }}'
-      {%- endif %}
-      else '{{ n.upsert }}'
-    end as {{ op }}
-    {%- else %}
-    '{{ n.upsert }}' as {{ op }}
-    {%- endif %}
+  select src.*, {% if kinds %}case {{ kinds | join(' ') }} else '{{ n.upsert }}' end{% else %}'{{ n.upsert }}'{% endif %} as {{ op }}
   from (
     {{ args.sql }}
   ) src
-  {%- if cfg.cursor and args.runs is not none and args.get('cursor_floor') is not none %}
-  {%- if args.cursor_floor != 'null' %}
-  where src.{{ auto_cdc._q(cfg.cursor) }} >= {{ args.cursor_floor }}
-  {%- endif %}
-  {%- elif cfg.cursor and args.runs is not none %}
-  where {{ auto_cdc._last_cursor(args.runs) }} is null
-     or src.{{ auto_cdc._q(cfg.cursor) }} >= {{ auto_cdc._last_cursor(args.runs) }}
+  {%- if cfg.cursor and args.runs is not none and floor != 'null' %}
+  where {{ floor }} is null or src.{{ auto_cdc._q(cfg.cursor) }} >= {{ floor }}
   {%- endif %}
 ) s
+  {%- endset -%}
+  {{ return(auto_cdc._stage_snapshot_rows_sql(args, staged) if cfg.snapshot_expr else staged) }}
+{% endmacro %}
+
+
+{#- apply_as_snapshot: the staged rows it marks ('snapshot') become an upsert each and a truncate at each of
+    their sequence values. -#}
+{% macro _stage_snapshot_rows_sql(args, staged) %}
+  {%- set cfg, n = args.cfg, auto_cdc._names() -%}
+  {%- set op = auto_cdc._q(n.op) -%}
+  {%- set typed_nulls = [] -%}
+  {%- for c in cfg.stored -%}{%- do typed_nulls.append(auto_cdc._q(c) if c in cfg.seq_columns else 'case when 1 = 0 then ' ~ auto_cdc._q(c) ~ ' end') -%}{%- endfor -%}
+with staged as (
+{{ staged }}
 )
-select
-  {%- for c in cfg.stored %}
-  {{ auto_cdc._q(c) }},
-  {%- endfor %}
-  case when {{ op }} = 'snapshot' then '{{ n.upsert }}' else {{ op }} end as {{ op }},
-  {{ auto_cdc._q(n.cursor) }}
+select {{ auto_cdc._cols(cfg.stored) }}, case when {{ op }} = 'snapshot' then '{{ n.upsert }}' else {{ op }} end as {{ op }}, {{ auto_cdc._q(n.cursor) }}
 from staged
-{%- if cfg.snapshot_expr %}
 union all
-select distinct
-  {%- for c in cfg.stored %}
-  {{ auto_cdc._q(c) if c in cfg.seq_columns else 'case when 1 = 0 then ' ~ auto_cdc._q(c) ~ ' end' }},  {#- a typed NULL -#}
-  {%- endfor %}
-  '{{ n.truncate }}',
-  {{ auto_cdc._q(n.cursor) }}
+select distinct {{ typed_nulls | join(', ') }}, '{{ n.truncate }}', {{ auto_cdc._q(n.cursor) }}
 from staged
 where {{ op }} = 'snapshot'
-{%- endif %}
 {% endmacro %}
 
 
@@ -95,7 +74,7 @@ where {{ op }} = 'snapshot'
 {% macro _stage_feed(cfg, rel, sql, incremental, types) %}
   {%- set ctu_is_list = cfg.columns_to_update is not none and auto_cdc._is_list_type(
         auto_cdc._column_types('select ' ~ auto_cdc._q(cfg.columns_to_update) ~ ' from (' ~ sql ~ ') s').values() | first) -%}
-  {%- set prior = auto_cdc.prior_runs(rel) if incremental else none -%}
+  {%- set prior = auto_cdc.prior_runs(rel) if incremental and auto_cdc._engine().prior_runs else none -%}
   {%- set create_batch = auto_cdc.create_temp_table_sql(rel.temp.batch, auto_cdc.stage_batch_sql({
         'cfg': cfg, 'sql': sql, 'runs': rel.runs if incremental else none,
         'cursor_floor': prior.cursor if prior else none, 'columns_to_update_is_list': ctu_is_list})) -%}

@@ -99,15 +99,11 @@ select {{ auto_cdc._cols(args.cols.target_columns) }} from {{ args.rel.temp.desi
 
 {#- The counts of _change_count_sqls, read before the write, where the run needs them then: with
     change_data_feed (an unchanged target records no change), and where an INSERT returns no rows to
-    count them with (the write skips a MERGE with nothing to write). Else none; and where the MERGE
-    returns them (merge_returns_counts) and `at_most` bounds the rows to write (for the MERGE's join
-    hint), only {at_most}: write_changes returns the counts. One pass over the missing and the stale
-    rows, grouped by row key (each scalar subquery is a job or more on Spark): a stale row is deleted
-    when no missing row has its row key, as in _change_count_sqls, where a row key holding a NULL
-    equals none. -#}
-{% macro _change_counts(args, at_most=none) %}
-  {%- if at_most is not none and auto_cdc.merge_returns_counts() -%}{{ return({'at_most': at_most}) }}{%- endif -%}
-  {%- if not config.get('change_data_feed', false) and auto_cdc.insert_returns_rows() -%}{{ return(none) }}{%- endif -%}
+    count them with (the write skips a MERGE with nothing to write). One pass over the missing and the
+    stale rows, grouped by row key (each scalar subquery is a job or more on Spark): a stale row is
+    deleted when no missing row has its row key, as in _change_count_sqls, where a row key holding a
+    NULL equals none. -#}
+{% macro _change_counts(args) %}
   {%- set pk = auto_cdc._row_key(args) -%}
   {%- set m, s = auto_cdc._alias('m'), auto_cdc._alias('s') -%}
   {%- set unmatched = [m ~ ' = 0'] -%}
@@ -132,10 +128,20 @@ from (
 
 
 {#- The write of the stale and missing rows (write_changes), with their counts: the MERGE's own where the
-    engine returns them (merge_returns_counts), else `counts` (_change_counts; none: the run log's insert
-    counts them), and the temp relations it wrote from (`temp`: the run's stale and missing rows may be
-    other tables of the run, in_order.sql). `analyze`: the target and the log were just created. -#}
-{% macro _write(args, counts, analyze=false) %}
+    engine returns them and `at_most` bounds the rows to write (for the MERGE's join hint), else read
+    before the write where the run needs them then (_change_counts), else none: the run log's insert
+    counts them. Returns the counts and the temp relations it wrote from (`temp`: the run's stale and
+    missing rows may be other tables of the run, in_order.sql). `analyze`: the target and the log were
+    just created. -#}
+{% macro _write(args, at_most=none, analyze=false) %}
+  {%- set engine = auto_cdc._engine() -%}
+  {%- if at_most is not none and engine.merge_counts -%}
+    {%- set counts = {'at_most': at_most} -%}
+  {%- elif config.get('change_data_feed', false) or not engine.insert_returns -%}
+    {%- set counts = auto_cdc._change_counts(args) -%}
+  {%- else -%}
+    {%- set counts = none -%}
+  {%- endif -%}
   {%- set written = auto_cdc.write_changes(args, counts) -%}
   {%- if analyze -%}{% do auto_cdc.analyze_relations([args.rel.target, args.rel.log]) %}{%- endif -%}
   {{ return({'counts': written if written is mapping else counts, 'edited_keys': 0, 'temp': args.rel.temp}) }}

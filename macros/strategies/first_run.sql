@@ -13,5 +13,5 @@
   {% do auto_cdc.create_key_indexes(args) %}
   {% do auto_cdc._run_statements([auto_cdc.create_temp_table_sql(rel.temp.stale, auto_cdc.stale_rows_sql(args)),
                                   auto_cdc.create_temp_table_sql(rel.temp.missing, auto_cdc.missing_rows_sql(args))]) %}
-  {{ return(auto_cdc._write(args, auto_cdc._change_counts(args), analyze=true)) }}
+  {{ return(auto_cdc._write(args, analyze=true)) }}
 {% endmacro %}

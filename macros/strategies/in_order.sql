@@ -21,5 +21,5 @@
              auto_cdc.create_temp_table_sql(rel.temp.missing, auto_cdc.missing_rows_sql(args))])) %}
   {%- endif -%}
   {#- the rows to write are at most the held row and a new one per key, and one per new event -#}
-  {{ return(auto_cdc._write(args, auto_cdc._change_counts(args, 2 * plan.fast_keys + plan.new_events))) }}
+  {{ return(auto_cdc._write(args, 2 * plan.fast_keys + plan.new_events)) }}
 {% endmacro %}

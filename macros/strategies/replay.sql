@@ -32,5 +32,5 @@
         [auto_cdc.create_temp_table_sql(rel.temp.desired, auto_cdc.desired_rows_sql(args)),
          auto_cdc.create_temp_table_sql(rel.temp.stale, auto_cdc.stale_rows_sql(args)),
          auto_cdc.create_temp_table_sql(rel.temp.missing, auto_cdc.missing_rows_sql(args))])) %}
-  {{ return(dict(auto_cdc._write(args, auto_cdc._change_counts(args)), edited_keys=edited_keys)) }}
+  {{ return(dict(auto_cdc._write(args), edited_keys=edited_keys)) }}
 {% endmacro %}

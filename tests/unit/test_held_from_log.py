@@ -1,4 +1,4 @@
-"""When a run takes the rows its keys hold from the log instead of reading the target (paths.sql,
+"""When a run takes the rows its keys hold from the log instead of reading the target (shapes/in_order.sql,
 held_from_log_applies): only on an unedited target, where each key's row after the run replaces the one it
 held, the run changes no column, the write is a MERGE that counts its own changes, and no change table beside
 the target records the rows (their values are then read by nothing but that MERGE)."""
@@ -14,13 +14,12 @@ CASE = {"unedited": True, "scd": 2, "replaces": True, "add": [], "drop": [], "wi
 
 def applies(**changed):
     c = {**CASE, **changed}
-    macros = SimpleNamespace(fast_rows_replace_held=lambda args: c["replaces"],
-                             merge_returns_counts=lambda: c["merge_counts"],
-                             keeps_change_table=lambda: c["change_table"])
+    engine = SimpleNamespace(merge_counts=c["merge_counts"], change_table=c["change_table"])
+    macros = SimpleNamespace(in_order_replaces_held=lambda args: c["replaces"], _engine=lambda: engine)
     config = SimpleNamespace(get=lambda name, default=None: {"change_data_feed": c["change_data_feed"]}.get(name, default))
-    args = {"run": {"unedited": c["unedited"]}, "cfg": {"scd": c["scd"]},
-            "plan": {"add_columns": c["add"], "drop_columns": c["drop"], "widen_columns": c["widen"]}}
-    return render_macro("shapes/classify.sql", "{% macro held_from_log_applies", "{#- The held rows where the log",
+    args = {"plan": {"unedited": c["unedited"]}, "cfg": {"scd": c["scd"]},
+            "cols": {"add_columns": c["add"], "drop_columns": c["drop"], "widen_columns": c["widen"]}}
+    return render_macro("shapes/in_order.sql", "{% macro held_from_log_applies", "{#- The held rows where the log",
                         "held_from_log_applies(args)", globals={"auto_cdc": macros, "config": config}, args=args)
 
 

@@ -31,7 +31,7 @@ def test_duckdb_and_postgres_get_no_hint():
 def affected_keys_at_most(killed=False, truncates=False, new_events=100_000):
     return render_macro("dialect/apply.sql", "{% macro _affected_keys_at_most", "{#- The target's rows of the affected keys",
                         "_affected_keys_at_most(args)",
-                        args={"run": {"killed": killed, "truncates": truncates, "new_events": new_events}})
+                        args={"plan": {"killed": killed, "truncates": truncates, "new_events": new_events}})
 
 
 def test_the_affected_keys_are_bounded_by_the_new_events_unless_a_truncate_or_a_killed_run_adds_keys():
@@ -41,14 +41,14 @@ def test_the_affected_keys_are_bounded_by_the_new_events_unless_a_truncate_or_a_
 
 
 def fast_keys_hint(aliases, killed, new_events=100_000):
-    """paths.sql's _fast_keys_hint, with broadcast_hint shown as the aliases and the bound it is given."""
+    """shapes/in_order.sql's _fast_keys_hint, with broadcast_hint shown as the aliases and the bound it is given."""
     from types import SimpleNamespace
     shown = SimpleNamespace(
         broadcast_hint=lambda a, rows, columns: f"BROADCAST({', '.join(a)}) <= {rows}",
-        _affected_keys_at_most=lambda args: affected_keys_at_most(**args["run"]))
-    return render_macro("shapes/classify.sql", "{% macro _fast_keys_hint", "{#- The columns an SCD2 fast-path event",
+        _affected_keys_at_most=lambda args: affected_keys_at_most(**args["plan"]))
+    return render_macro("shapes/in_order.sql", "{% macro _fast_keys_hint", "{#- The columns an SCD2 fast-path event",
                         "_fast_keys_hint(args, aliases, 3)", globals={"auto_cdc": shown},
-                        args={"run": {"killed": killed, "truncates": False, "new_events": new_events}}, aliases=aliases)
+                        args={"plan": {"killed": killed, "truncates": False, "new_events": new_events}}, aliases=aliases)
 
 
 def test_the_fast_rows_broadcast_the_affected_keys_and_open_versions_bounded_by_the_new_events():

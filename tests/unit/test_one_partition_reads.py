@@ -13,11 +13,11 @@ TEMP = {name: f"s.t__auto_cdc_{name}" for name in ("batch", "new", "affected", "
 
 
 def args(batch_rows=10_000, run=None):
-    return {"batch_rows": batch_rows, "rel": {"temp": SimpleNamespace(**TEMP)}, **({"run": run} if run else {})}
+    return {"plan": {"batch_rows": batch_rows, **(run or {})}, "rel": {"temp": SimpleNamespace(**TEMP)}}
 
 
 def run(killed=False, truncates=False):
-    return {"killed": killed, "truncates": truncates, "new_events": 10}
+    return {"run_id": 3, "killed": killed, "truncates": truncates, "new_events": 10}
 
 
 def spark(a, sql):

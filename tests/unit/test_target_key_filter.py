@@ -26,7 +26,7 @@ def _macros(c, **more):
 
 def key_filter(**changed):
     c = {**CASE, **changed}
-    args = {"cfg": {"key_columns": c["keys"]}, "plan": {"types": {"target": c["types"]}}}
+    args = {"cfg": {"key_columns": c["keys"]}, "cols": {"types": {"target": c["types"]}}}
     return render_macro("dialect/apply.sql", START, END, "_spark_key_filter(args)", globals={"auto_cdc": _macros(c)},
                         args=args)
 
@@ -96,8 +96,8 @@ def merge_sql(target_filter):
         _q=lambda name: f"`{name}`", _cols=lambda cols, alias=None: ", ".join((alias + "." if alias else "") + f"`{c}`" for c in cols),
         _eq=lambda cols, a, b: " and ".join(f"{a}.`{c}` = {b}.`{c}`" for c in cols),
         broadcast_hint=lambda aliases, rows, columns: "")
-    args = {"cfg": {"key_columns": ["k"], "scd": 2}, "path": {"target_filter": target_filter}, "run": {"id": 3},
-            "plan": {"target_columns": ["k", "v", "__START_AT", "__END_AT"]},
+    args = {"cfg": {"key_columns": ["k"], "scd": 2}, "plan": {"target_filter": target_filter, "run_id": 3},
+            "cols": {"target_columns": ["k", "v", "__START_AT", "__END_AT"]},
             "rel": {"target": "db.t", "temp": {"missing": "db.t__m", "stale": "db.t__s"}}}
     return render_macro("steps/write.sql", "{% macro merge_changes_sql", "{#- What identifies a row",
                         "return(merge_changes_sql(args))", globals={"auto_cdc": macros}, args=args)

@@ -35,7 +35,7 @@ def unedited(since, versions, writes=1, run=None, parameters=None):
 
     macros = SimpleNamespace(_spark_format=lambda relation=None: "delta", _query=query,
                              _names=lambda: SimpleNamespace(merge_action="__auto_cdc_upsert"))
-    args = {"rel": {"target": "db.t"}, **({"run": {"id": run}} if run is not None else {})}
+    args = {"rel": {"target": "db.t"}, **({"plan": {"run_id": run}} if run is not None else {})}
     got = render_macro("dialect/apply.sql", "{% macro spark__unedited_target_version", "{#- The log as an incremental run",
                        "spark__unedited_target_version(args, since, writes)", globals={"auto_cdc": macros},
                        args=args, since=since, writes=writes)
