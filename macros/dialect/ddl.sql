@@ -325,9 +325,5 @@ alter table {{ relation }} add columns ({{ auto_cdc._q(column) }} {{ type }})
 
 
 {% macro drop_temp_table_sql(relation) %}
-  {{ return(adapter.dispatch('drop_temp_table_sql', 'auto_cdc')(relation)) }}
-{% endmacro %}
-
-{% macro default__drop_temp_table_sql(relation) %}
 drop table if exists {{ relation }}
 {% endmacro %}

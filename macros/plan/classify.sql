@@ -65,17 +65,20 @@ versions as (
       the rows the keys hold follow from the log (held_at). -#}
 {% macro _classify_names(args) %}
   {%- set n, cfg, p = auto_cdc._names(), args.cfg, auto_cdc._names().internal_prefix -%}
-  {%- set every_upsert_opens = auto_cdc._every_upsert_opens(args) -%}
+  {%- set scd2 = cfg.scd == 2 -%}
+  {%- set every = scd2 and auto_cdc._every_upsert_opens(args) -%}
   {%- set last_by = auto_cdc._engine().last_event_by -%}
   {%- set c = {'op': auto_cdc._q(n.op), 'rank': auto_cdc._q(n.rank), 'fp': auto_cdc._q(n.fingerprint), 'log': args.plan.logged,
-               'open_only': cfg.scd == 2, 'every_upsert_opens': every_upsert_opens, 'last_by': last_by,
-               'hashed': [] if every_upsert_opens else auto_cdc._classified_tracked(args),
+               'open_only': scd2, 'every_upsert_opens': every, 'last_by': last_by,
+               'hashed': auto_cdc._classified_tracked(args) if scd2 and not every else [],
                'compared': args.cols.output | reject('in', args.cols.add_columns) | list,
-               'by_bounds': cfg.scd == 2 and cfg.seq_columns | length == 1,
-               'by_aggregate': (cfg.scd == 1 or every_upsert_opens) and cfg.seq_columns | length == 1
+               'by_bounds': scd2 and cfg.seq_columns | length == 1,
+               'by_aggregate': (not scd2 or every) and cfg.seq_columns | length == 1
                                and cfg.seq_columns[0] not in cfg.key_columns and last_by in ('aggregate', 'join'),
-               'unedited': args.plan.get('unedited', false), 'held_from_log': auto_cdc.held_from_log_applies(args),
-               'narrow': auto_cdc._classified_log_columns(args), 'k0': auto_cdc._q(cfg.key_columns[0])} -%}
+               'unedited': args.plan.get('unedited', false),
+               'held_from_log': args.plan.get('unedited', false) and auto_cdc.held_from_log_applies(args),
+               'narrow': (cfg.key_columns + cfg.seq_columns + [n.op, n.fingerprint]) | unique | list,
+               'k0': auto_cdc._q(cfg.key_columns[0])} -%}
   {%- for name in ['masked', 'latest', 'upserts', 'first_new', 'last_start', 'last_end', 'tracked_fp', 'previous_fp', 'previous_op', 'rows', 'versions'] -%}
     {%- do c.update({name: auto_cdc._q(p ~ name)}) -%}
   {%- endfor -%}

@@ -83,11 +83,14 @@
   {%- set facts = {'incremental': true, 'logged': logged.relation, 'batch_rows': known.get('batch_rows'), 'killed': false,
                    'truncates': false, 'classified': false, 'held_first': sort and args.cfg.scd == 1, 'unedited': false, 'sorted': sort} -%}
   {%- set args = dict(args, plan=facts) -%}
-  {%- set statements = logged.statements + [auto_cdc.create_temp_table_sql(rel.temp.new, auto_cdc.new_events_sql(args))]
+  {#- a snapshot's events are new and in order by construction: their versions follow every applied one -#}
+  {%- set fresh = args.cfg.shape == 'snapshot' -%}
+  {%- set statements = logged.statements + [auto_cdc.create_temp_table_sql(rel.temp.new, auto_cdc.new_events_sql(args) if not fresh
+                         else 'select ' ~ auto_cdc._cols(args.cols.stored) ~ ', ' ~ auto_cdc._q(n.op) ~ ' from ' ~ rel.temp.batch)]
                        + (auto_cdc._sort_statements(args) if sort else []) -%}
   {%- set exprs = [known.get('next_run', '(select coalesce(max(run_id), 0) + 1 from ' ~ rel.runs ~ ')'),
                    known.get('edited_keys', '(select coalesce(sum(edited_keys), 0) from ' ~ rel.runs ~ ')'),
-                   '(' ~ auto_cdc.late_events_sql(args) ~ ')',
+                   '0' if fresh else '(' ~ auto_cdc.late_events_sql(args) ~ ')',
                    known.get('batch_rows', '(select count(*) from ' ~ rel.temp.batch ~ ')'),
                    '(select count(*) from ' ~ rel.temp.new ~ ')',
                    '(select count(*) from ' ~ rel.temp.new ~ ' where ' ~ auto_cdc._q(n.op) ~ " = '" ~ n.truncate ~ "')"]

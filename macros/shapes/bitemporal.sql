@@ -7,10 +7,6 @@
   A late event on either timeline changes H(t) from its system time on, and the replay corrects it.
 -#}
 {% macro bitemporal_rows_sql(args) %}
-  {{ return(adapter.dispatch('bitemporal_rows_sql', 'auto_cdc')(args)) }}
-{% endmacro %}
-
-{% macro default__bitemporal_rows_sql(args) %}
   {%- set cfg = args.cfg -%}
   {%- set n = auto_cdc._names() -%}
   {%- set p = n.internal_prefix -%}

@@ -90,14 +90,6 @@ where a.{{ auto_cdc._q(n.fast) }} and {{ held_at }} is not null
 {% endmacro %}
 
 
-{#- The log's columns the classification reads: a row is compared by its fingerprint, not its values
-    (SCD2 compares an event's tracked columns with the one before it by a fingerprint of them too). -#}
-{% macro _classified_log_columns(args) %}
-  {%- set n = auto_cdc._names() -%}
-  {%- set narrow = [] -%}
-  {%- for c in args.cfg.key_columns + args.cfg.seq_columns + [n.op, n.fingerprint] if c not in narrow -%}{%- do narrow.append(c) -%}{%- endfor -%}
-  {{ return(narrow) }}
-{% endmacro %}
 
 
 {#- SCD type 1 rows of the in-order keys: each key's latest new event, unless it is a delete; where every key

@@ -8,10 +8,6 @@
 -#}
 {#- `carry`: columns that split a key's events further (scd2_rows_sql). -#}
 {% macro merged_events_ctes(args, carry=[]) %}
-  {{ return(adapter.dispatch('merged_events_ctes', 'auto_cdc')(args, carry)) }}
-{% endmacro %}
-
-{% macro default__merged_events_ctes(args, carry) %}
   {%- set cfg = args.cfg -%}
   {%- set n = auto_cdc._names() -%}
   {%- set p = n.internal_prefix -%}

@@ -4,10 +4,6 @@
   voids every event whose sequence is below S, for every key.
 -#}
 {% macro scd1_rows_sql(args) %}
-  {{ return(adapter.dispatch('scd1_rows_sql', 'auto_cdc')(args)) }}
-{% endmacro %}
-
-{% macro default__scd1_rows_sql(args) %}
   {%- set cfg = args.cfg -%}
   {%- set n = auto_cdc._names() -%}
   {%- set op = auto_cdc._q(n.op) -%}

@@ -46,10 +46,6 @@
     the events carry into the rows, each key's events walked once per value of them (bitemporal: the
     system time). -#}
 {% macro scd2_rows_sql(args, events_sql=none, carry=[]) %}
-  {{ return(adapter.dispatch('scd2_rows_sql', 'auto_cdc')(args, events_sql, carry)) }}
-{% endmacro %}
-
-{% macro default__scd2_rows_sql(args, events_sql, carry) %}
   {%- set cfg = args.cfg -%}
   {%- set n = auto_cdc._names() -%}
   {%- set p = n.internal_prefix -%}

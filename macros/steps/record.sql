@@ -1,10 +1,5 @@
 {#- One row per run: what it read, what it applied, how far its cursor reached. -#}
 {% macro create_runs_sql(args) %}
-  {{ return(adapter.dispatch('create_runs_sql', 'auto_cdc')(args)) }}
-{% endmacro %}
-
-
-{% macro default__create_runs_sql(args) %}
   {%- set n = auto_cdc._names() -%}
   {%- set sql -%}
 select
@@ -22,6 +17,7 @@ select
   cast(0 as {{ dbt.type_bigint() }}) as fast_keys,
   cast(0 as {{ dbt.type_bigint() }}) as replayed_keys,
   cast(null as {{ dbt.type_bigint() }}) as target_version,
+  cast(null as {{ dbt.type_string() }}) as strategy,
   cast(null as {{ dbt.type_string() }}) as config
 from {{ args.rel.temp.batch }}
 where 1 = 0
@@ -36,7 +32,7 @@ where 1 = 0
   {%- set counts = auto_cdc._change_count_sqls(args) if counted else {'upserted': metrics.num_upserted_rows, 'deleted': metrics.num_deleted_rows} -%}
 insert into {{ args.rel.runs }} (run_id, run_started_at, invocation_id, cursor_value, events_read, events_applied,
                              late_events, num_upserted_rows, num_deleted_rows, commit_version, edited_keys,
-                             fast_keys, replayed_keys, target_version, config)
+                             fast_keys, replayed_keys, target_version, strategy, config)
 select
   {{ args.plan.run_id }},
   cast('{{ run_started_at.strftime("%Y-%m-%d %H:%M:%S.%f") }}' as {{ dbt.type_timestamp() }}),
@@ -44,7 +40,7 @@ select
   {{ args.plan.get('cursor') or 'coalesce(' ~ (args.cols.cursor_sql or '(select max(' ~ auto_cdc._q(n.cursor) ~ ') from ' ~ args.rel.temp.batch ~ ')') ~ ', ' ~ auto_cdc._last_cursor(args.rel.runs) ~ ')' }},
   {{ metrics.events_read }}, {{ metrics.events_applied }}, {{ metrics.late_events }}, {{ counts.upserted }}, {{ counts.deleted }},
   {{ commit_version if commit_version is not none else 'null' }}, {{ metrics.edited_keys }}, {{ metrics.fast_keys }}, {{ metrics.replayed_keys }},
-  {{ target_version if target_version is not none else 'null' }},
+  {{ target_version if target_version is not none else 'null' }}, '{{ args.plan.strategy }}',
   {{ "'" ~ (tojson({'key': args.cfg.key, 'cfg': args.cfg}, sort_keys=true) | replace("'", "''")) ~ "'" if auto_cdc._engine().config_cache else 'null' }}
 {% endmacro %}
 

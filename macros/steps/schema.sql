@@ -101,11 +101,12 @@
 
 {#- Bookkeeping columns added since a target was created, by table, with their types: the run log's
     counts of the keys each path took, the target's version each run left unedited
-    (unedited_target_version) and the config it resolved (_config), and the event log's fingerprint of
+    (unedited_target_version), the strategy it took (plan.sql) and the config it resolved (_config), and the event log's fingerprint of
     each upsert (an event logged before it has none: its key is replayed until its next event). -#}
 {% macro _bookkeeping_columns_added() %}
   {%- set bigint = dbt.type_bigint() -%}
-  {{ return({'runs': {'fast_keys': bigint, 'replayed_keys': bigint, 'target_version': bigint, 'config': dbt.type_string()},
+  {{ return({'runs': {'fast_keys': bigint, 'replayed_keys': bigint, 'target_version': bigint,
+                      'strategy': dbt.type_string(), 'config': dbt.type_string()},
              'log': {auto_cdc._names().fingerprint: bigint}}) }}
 {% endmacro %}
 

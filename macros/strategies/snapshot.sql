@@ -12,10 +12,6 @@
 
 {#- The model's rows with their version: the snapshot_version column, else the run's start time. -#}
 {% macro stage_snapshot_sql(args) %}
-  {{ return(adapter.dispatch('stage_snapshot_sql', 'auto_cdc')(args)) }}
-{% endmacro %}
-
-{% macro default__stage_snapshot_sql(args) %}
   {%- set cfg = args.cfg -%}
   {%- set n = auto_cdc._names() -%}
 select
@@ -93,10 +89,6 @@ versions as (
 
 {#- The events of the diff, in the staged-feed shape (keys, version, payload, op, cursor). -#}
 {% macro snapshot_diff_sql(args, incremental) %}
-  {{ return(adapter.dispatch('snapshot_diff_sql', 'auto_cdc')(args, incremental)) }}
-{% endmacro %}
-
-{% macro default__snapshot_diff_sql(args, incremental) %}
   {%- set cfg = args.cfg -%}
   {%- set payload = [] -%}
   {%- for c in args.cols.output if c not in cfg.key_columns -%}{%- do payload.append(c) -%}{%- endfor -%}
@@ -146,10 +138,6 @@ where {{ next_v }} is not null and ({{ key_next_v }} is null or {{ key_next_v }}
     both sides twice, and made the engine materialize them). Keys are never NULL here
     (`_check_snapshot`), so `=` joins them and `coalesce` picks the side that holds the key. -#}
 {% macro snapshot_join_diff_sql(args) %}
-  {{ return(adapter.dispatch('snapshot_join_diff_sql', 'auto_cdc')(args)) }}
-{% endmacro %}
-
-{% macro default__snapshot_join_diff_sql(args) %}
   {%- set cfg = args.cfg -%}
   {%- set n = auto_cdc._names() -%}
   {%- set payload = [] -%}

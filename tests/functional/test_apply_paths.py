@@ -70,6 +70,26 @@ def test_in_order_run_needs_at_most_12_statements_and_an_empty_run_at_most_5(pro
 
 
 @pytest.mark.parametrize("scd", [1, 2])
+def test_each_run_records_the_strategy_its_plan_took(project, scd):
+    """The run log names each run's strategy (macros/plan/plan.sql): the first run; a batch whose keys all
+    follow their history (in order); a batch the log holds already (nothing new); a late event and a truncate
+    (replay); a full refresh (a first run again)."""
+    project.table("feed", FEED, [(1, 1, "U", "a1", "x"), (2, 1, "U", "b1", "x")])
+    config = dict(BASE, stored_as_scd_type=scd, **({"apply_as_truncates": "op = 'T'"} if scd == 1 else {}))
+    project.feed_model("t", "feed", **config)
+    project.run()
+    project.insert("feed", COLS, [(1, 2, "U", "a2", "x")])
+    project.run()
+    project.run()
+    project.insert("feed", COLS, [(2, 0, "U", "b0", "x")] + ([(None, 3, "T", None, None)] if scd == 1 else []))
+    project.run()
+    strategies = [r[0] for r in project.fetch(f'select strategy from {project.relation("t__auto_cdc_runs")} order by run_id')]
+    assert strategies == ["first_run", "in_order", "nothing_new", "replay"]
+    project.run(full_refresh=True)
+    assert [r[0] for r in project.fetch(f'select strategy from {project.relation("t__auto_cdc_runs")}')] == ["first_run"]
+
+
+@pytest.mark.parametrize("scd", [1, 2])
 def test_late_key_is_replayed_and_in_order_keys_take_the_fast_path(project, scd):
     project.table("feed", FEED, [(1, 1, "U", "a1", "x"), (1, 5, "U", "a5", "x"), (2, 1, "U", "b1", "x"),
                                  (3, 1, "U", "c1", "x")])

@@ -122,16 +122,16 @@ def test_every_engine_override_sits_beside_its_default_in_macros_dialect():
     assert misplaced == {}, "overrides not side by side with their default in macros/dialect/"
 
 
-# A call that changes the run's state in place: its resolved config, relations, plan or the batch's path,
-# or the dict that carries them to the builders (docs/contributing.md "The state of a run").
-STATE_MUTATION = re.compile(r"\b(?:args|cfg|rel|plan|path)(?:\.\w+|\[[^\]]*\])*\.(?:update|setdefault|pop|popitem|clear)\(")
+# A call that changes the run's state in place: its resolved config, relations, columns or plan, or the dict
+# that carries them to the steps (docs/contributing.md "The state of a run").
+STATE_MUTATION = re.compile(r"\b(?:args|cfg|rel|cols|plan|facts)(?:\.\w+|\[[^\]]*\])*\.(?:update|setdefault|pop|popitem|clear)\(")
 
 
 def test_no_macro_changes_the_state_of_a_run_in_place():
-    """The state a run hands its builders (args: cfg, rel, plan, path) is built once with its contents; a step
-    that learns more builds a new dict (_with) instead of updating one."""
+    """The state a run hands its steps (args: cfg, rel, cols, plan) is built once with its contents; a step
+    that learns more builds a new dict (dict(old, key=value)) instead of updating one."""
     for bad in ("{%- do args.update({'x': 1}) -%}", "{% do args.plan.update(x) %}", "{% do rel.temp.update(x) %}",
-                "{% do path.setdefault('x', 1) %}", "{% do args['path'].update(x) %}", "{% do cfg.pop('x') %}"):
+                "{% do cols.setdefault('x', 1) %}", "{% do args['plan'].update(x) %}", "{% do cfg.pop('x') %}"):
         assert STATE_MUTATION.search(bad), bad
     for fine in ("{% do metrics.update(x) %}", "{% do types.update(x) %}", "{% do paths.update(x) %}"):
         assert not STATE_MUTATION.search(fine), fine
@@ -141,12 +141,60 @@ def test_no_macro_changes_the_state_of_a_run_in_place():
     assert found == []
 
 
+def _section(text: str, heading: str) -> str:
+    """The part of a page under `heading` (a `## ` line), up to the next `## ` heading."""
+    start = text.index(heading)
+    end = text.find("\n## ", start + len(heading))
+    return text[start:] if end < 0 else text[start:end]
+
+
+def _first_column(table_text: str) -> set[str]:
+    """The names a markdown table's first column shows in backticks (several per cell, comma-separated)."""
+    return {name for cell in re.findall(r"^\| ([^|]+) \|", table_text, re.MULTILINE) for name in re.findall(r"`([a-z_0-9]+)`", cell)}
+
+
 def test_contributing_page_lists_every_dispatch_hook():
     dispatched = {name for path in (REPO / "macros").rglob("*.sql")
                   for name in re.findall(r"adapter\.dispatch\(\s*'([a-z_0-9]+)'", path.read_text())}
-    listed = set(re.findall(r"^\| `([a-z_0-9]+)` \|", (DOCS / "contributing.md").read_text(), re.MULTILINE))
+    hooks = _section((DOCS / "contributing.md").read_text(), "## The dispatch hooks an engine provides")
+    listed = set(re.findall(r"^\| `([a-z_0-9]+)` \|", hooks, re.MULTILINE))
     assert dispatched - listed == set(), "hooks missing from docs/contributing.md"
     assert listed - dispatched == set(), "docs/contributing.md lists hooks the macros no longer dispatch"
+
+
+def _keys_given(path: Path, names: tuple[str, ...]) -> set[str]:
+    """The keys the macros of `path` give the dicts named `names`: a literal `set <name> = {'key': ...}` and
+    each `dict(<name>, key=...)`."""
+    text = path.read_text()
+    keys = set()
+    for name in names:
+        for body in re.findall(r"set " + re.escape(name) + r" = \{(.*?)\} -%\}", text, re.DOTALL):
+            keys |= set(re.findall(r"'([a-z_]+)':", body))
+        for call in re.finditer(r"dict\(" + re.escape(name) + r",", text):
+            depth, i, top = 1, call.end(), []
+            while depth:
+                depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(text[i], 0)
+                top.append(text[i] if depth == 1 else " ")
+                i += 1
+            keys |= set(re.findall(r"(?:^|,)\s*([a-z_]+)=(?!=)", "".join(top)))
+    return keys
+
+
+def test_contributing_page_names_every_key_of_the_runs_columns_and_plan_and_every_strategy():
+    """docs/contributing.md's tables of args.cols and args.plan name exactly the keys the code gives them, and
+    its table of strategies the strategies the skeleton runs (with nothing_new, which runs none)."""
+    page = _section((DOCS / "contributing.md").read_text(), "## The state of a run")
+    cols_table, plan_table = page.split("`args.cols`:", 1)[1].split("`args.plan`:", 1)
+    cols_given = _keys_given(REPO / "macros" / "steps" / "schema.sql", ("columns",))
+    assert cols_given == _first_column(cols_table)
+    plan_given = _keys_given(REPO / "macros" / "plan" / "plan.sql", ("facts", "plan", "args.plan"))
+    assert plan_given == _first_column(plan_table)
+    skeleton = (REPO / "macros" / "materializations" / "skeleton.sql").read_text()
+    run = set(re.findall(r"args\.plan\.strategy == '([a-z_]+)'", skeleton))
+    strategies = _first_column(_section((DOCS / "contributing.md").read_text(), "## How a run is organized"))
+    assert run | {"nothing_new"} == strategies
+    assert {f"_{name}" for name in run} <= {m for path in (REPO / "macros" / "strategies").glob("*.sql")
+                                            for m in re.findall(r"macro\s+([a-z_]+)\(", path.read_text())}
 
 
 def test_readme_links_point_to_files_the_repository_holds():
