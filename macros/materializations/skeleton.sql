@@ -31,9 +31,8 @@
   {% do auto_cdc.check_bookkeeping(existing_relation, rel) %}
   {%- set grant_config = config.get('grants') -%}
   {%- set sql = auto_cdc._model_sql(incremental) -%}
-  {#- a change feed's incremental run reads its bookkeeping's column types in the same query where it can -#}
-  {%- set source = auto_cdc._source_columns(sql, {'target': rel.target, 'log': rel.log, 'runs': rel.runs}
-                                            if incremental and shape == 'feed' else {}, rel.runs if incremental else none) -%}
+  {%- set source = auto_cdc._source_columns(sql, {'target': rel.target, 'log': rel.log, 'runs': rel.runs} if incremental else {},
+                                            rel.runs if incremental else none) -%}
   {%- set cfg = auto_cdc._config(shape, source.names, source.last_run) -%}
 
   {{ run_hooks(pre_hooks, inside_transaction=True) }}
@@ -41,7 +40,7 @@
   -- 1. the batch, and its columns
   {%- if engine.drops_temp -%}{% do auto_cdc._drop_temp_relations(rel.temp, leftover=true) %}{%- endif -%}
   {%- set staged = auto_cdc._stage_feed(cfg, rel, sql, incremental, source.types) if shape == 'feed'
-        else auto_cdc._stage_snapshots(cfg, rel, sql, incremental) -%}
+        else auto_cdc._stage_snapshots(cfg, rel, sql, incremental, source.types) -%}
   -- 2. the run's facts and checks, and its plan
   {%- set args = {'cfg': cfg, 'rel': rel, 'cols': staged.cols} -%}
   {%- set args = dict(args, plan=auto_cdc._plan(args, incremental, [existing_relation] + rel.existing)) -%}

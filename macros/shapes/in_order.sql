@@ -74,10 +74,14 @@ where a.{{ auto_cdc._q(n.fast) }} and {{ held_at }} is not null
 {#- SCD type 2 with every sequence column tracked (the default: every output column is): each upsert opens
     a version, since two events of one key held in the log never share a sequence (a second event at a
     key's sequence is a duplicate, dropped, or a conflict, refused: R7; a key with a mask is not counted).
-    A key's versions are then its upserts, counted without comparing an event with the one before it. -#}
+    A key's versions are then its upserts, counted without comparing an event with the one before it. So
+    are a snapshot's with every output column tracked: its diff makes an upsert only where a column changed
+    (or the key comes back). -#}
 {% macro _every_upsert_opens(args) %}
   {%- if args.cfg.scd != 2 -%}{{ return(false) }}{%- endif -%}
-  {{ return(args.cfg.seq_columns | reject('in', auto_cdc._classified_tracked(args)) | list | length == 0) }}
+  {%- set tracked = auto_cdc._classified_tracked(args) -%}
+  {%- if args.cfg.shape == 'snapshot' -%}{{ return(args.cols.output | reject('in', args.cfg.key_columns) | reject('in', tracked) | list | length == 0) }}{%- endif -%}
+  {{ return(args.cfg.seq_columns | reject('in', tracked) | list | length == 0) }}
 {% endmacro %}
 
 

@@ -27,19 +27,25 @@
 
 
 {#- The usual incremental run's columns, where nothing changed since the last run: the target holds the
-    output columns in their order with the source's types, the sequence kept its type, and the log and the
-    run log hold every bookkeeping column (_bookkeeping_columns_added); else none (_plan_schema_changes). -#}
+    output columns in their order (names compared as the catalog gives them: Spark's lower-cases them) with
+    the source's types, the sequence kept its type, and the log and the run log hold every bookkeeping
+    column (_bookkeeping_columns_added); else none (_plan_schema_changes). -#}
 {% macro _unchanged_columns(cfg, types) %}
   {%- set n = auto_cdc._names() -%}
   {%- set reserved = [n.start_at, n.end_at, n.system_start_at, n.system_end_at] | map('lower') | list -%}
+  {%- set lower = {} -%}
+  {%- for table, columns in types.items() -%}
+    {%- set by_name = {} -%}
+    {%- for c, t in columns.items() -%}{%- do by_name.update({c | lower: t | lower}) -%}{%- endfor -%}
+    {%- do lower.update({table: by_name}) -%}
+  {%- endfor -%}
   {%- set existing = [] -%}
-  {%- for c in types.target if (c | lower) not in reserved and not (c | lower).startswith(n.internal_prefix) -%}{%- do existing.append(c) -%}{%- endfor -%}
-  {%- if existing != cfg.output -%}{{ return(none) }}{%- endif -%}
-  {%- for c in cfg.output if c not in cfg.seq_columns and (types.target[c] | lower) != (types.source.get(c) | lower) -%}{{ return(none) }}{%- endfor -%}
-  {%- for c in cfg.seq_columns if (types.log.get(c) | lower) != (types.source.get(c) | lower) -%}{{ return(none) }}{%- endfor -%}
+  {%- for c in lower.target if c not in reserved and not c.startswith(n.internal_prefix) -%}{%- do existing.append(c) -%}{%- endfor -%}
+  {%- if existing != cfg.output | map('lower') | list -%}{{ return(none) }}{%- endif -%}
+  {%- for c in cfg.output | map('lower') if c not in (cfg.seq_columns | map('lower') | list) and lower.target[c] != lower.source.get(c) -%}{{ return(none) }}{%- endfor -%}
+  {%- for c in cfg.seq_columns | map('lower') if lower.log.get(c) != lower.source.get(c) -%}{{ return(none) }}{%- endfor -%}
   {%- for table, added in auto_cdc._bookkeeping_columns_added().items() -%}
-    {%- set present = types[table].keys() | map('lower') | list -%}
-    {%- for c in added if (c | lower) not in present -%}{{ return(none) }}{%- endfor -%}
+    {%- for c in added if (c | lower) not in lower[table] -%}{{ return(none) }}{%- endfor -%}
   {%- endfor -%}
   {{ return({'types': types, 'output': cfg.output, 'tracked': cfg.output | select('in', cfg.tracked) | list, 'stored': cfg.stored,
              'add_columns': [], 'drop_columns': [], 'widen_columns': {}}) }}

@@ -177,64 +177,63 @@ where {{ c }}.{{ current }} is null or {{ deleted }}
 
 
 {#- The staged snapshot's checks and versions, in one pass over it in the usual case: NULL keys or
-    versions and a key twice in one version fail the run, naming them; a version not above the last
-    applied one (incremental runs) is skipped with a warning naming it. Returns how many versions are
-    left to apply (none on a first run).
+    versions and a key twice in one version fail the run, naming them (_snapshot_problems); a version not
+    above the last applied one (incremental runs) is skipped with a warning naming it (_new_versions).
+    Returns how many versions are left to apply (none on a first run).
     The pass counts the NULLs; with one key column, its distinct values (as many as the rows: no key
     twice, so none twice in a version); and whether the snapshot holds one version, and that version
     against the last applied one. A second statement runs only for what the pass cannot settle: the
     rows grouped by key and version (several key columns, or a duplicate to name), the versions listed
     (several versions). -#}
 {% macro _check_snapshot(cfg, rel, incremental) %}
-  {%- set n = auto_cdc._names() -%}
-  {%- set version = auto_cdc._q(n.version) -%}
-  {%- set snapshot = rel.temp.snapshot -%}
-  {%- set last = auto_cdc._last_cursor(rel.runs) -%}
+  {%- set version = auto_cdc._q(auto_cdc._names().version) -%}
   {%- set one_key = cfg.key_columns | length == 1 -%}
   {%- set exprs = [] -%}
-  {%- for c in cfg.key_columns -%}
+  {%- for c in cfg.key_columns + [auto_cdc._names().version] -%}
     {%- do exprs.append('coalesce(sum(case when ' ~ auto_cdc._q(c) ~ ' is null then 1 else 0 end), 0)') -%}
   {%- endfor -%}
-  {%- do exprs.append('coalesce(sum(case when ' ~ version ~ ' is null then 1 else 0 end), 0)') -%}
-  {%- do exprs.append('count(*)') -%}
-  {%- do exprs.append('count(distinct ' ~ auto_cdc._q(cfg.key_columns[0]) ~ ')' if one_key else '0') -%}
-  {%- do exprs.append('case when min(' ~ version ~ ') = max(' ~ version ~ ') then 1 else 0 end') -%}
-  {%- do exprs.append(('case when max(' ~ version ~ ') <= ' ~ last ~ ' then 1 else 0 end') if incremental else '0') -%}
-  {%- do exprs.append('max(' ~ version ~ ')') -%}
-  {%- set row = auto_cdc._query('select ' ~ (exprs | join(', ')) ~ ' from ' ~ snapshot).rows[0] -%}
+  {%- set row = auto_cdc._query('select ' ~ (exprs | join(', ')) ~ ', count(*), ' ~ ('count(distinct ' ~ auto_cdc._q(cfg.key_columns[0]) ~ ')' if one_key else '0')
+        ~ ', case when min(' ~ version ~ ') = max(' ~ version ~ ') then 1 else 0 end, '
+        ~ (('case when max(' ~ version ~ ') <= ' ~ auto_cdc._last_cursor(rel.runs) ~ ' then 1 else 0 end') if incremental else '0')
+        ~ ', max(' ~ version ~ ') from ' ~ rel.temp.snapshot).rows[0] -%}
   {%- set k = cfg.key_columns | length -%}
-  {%- set rows, distinct_keys, one_version, skipped, max_version = row[k + 1] | int, row[k + 2] | int, row[k + 3] | int == 1, row[k + 4] | int == 1, row[k + 5] -%}
+  {%- set nulls, rows = row[:k + 1] | map('int') | list, row[k + 1] | int -%}
+  {%- if nulls | sum > 0 or not (one_key and row[k + 2] | int == rows) -%}{% do auto_cdc._snapshot_problems(cfg, rel, nulls) %}{%- endif -%}
+  {%- if not incremental -%}{{ return(none) }}{%- endif -%}
+  {%- if rows == 0 -%}{{ return(0) }}{%- endif -%}
+  {%- if row[k + 3] | int == 1 and row[k + 4] | int == 0 -%}{{ return(1) }}{%- endif -%}
+  {{ return(auto_cdc._new_versions(rel, [[row[k + 5], row[k + 4]]] if row[k + 3] | int == 1 else none)) }}
+{% endmacro %}
+
+
+{#- The snapshot's bad rows, if any, fail the run naming them: NULLs per column (`nulls`: the keys', then the
+    version's), and keys twice in one version, looked up by a grouping. -#}
+{% macro _snapshot_problems(cfg, rel, nulls) %}
+  {%- set version = auto_cdc._q(auto_cdc._names().version) -%}
   {%- set problems = [] -%}
   {%- for c in cfg.key_columns -%}
-    {%- if row[loop.index0] | int > 0 -%}
-      {%- do problems.append("NULL in key column '" ~ c ~ "': " ~ (row[loop.index0] | int) ~ " row(s)") -%}
-    {%- endif -%}
+    {%- if nulls[loop.index0] > 0 -%}{%- do problems.append("NULL in key column '" ~ c ~ "': " ~ nulls[loop.index0] ~ " row(s)") -%}{%- endif -%}
   {%- endfor -%}
-  {%- if row[k] | int > 0 -%}
-    {%- do problems.append("NULL in snapshot_version column '" ~ cfg.snapshot_version ~ "': " ~ (row[k] | int) ~ " row(s)") -%}
-  {%- endif -%}
-  {%- if not problems and not (one_key and distinct_keys == rows) -%}
-    {%- set dups = auto_cdc._query('select ' ~ auto_cdc._cols(cfg.key_columns) ~ ', ' ~ version ~ ' from ' ~ snapshot
-          ~ ' group by ' ~ auto_cdc._cols(cfg.key_columns) ~ ', ' ~ version ~ ' having count(*) > 1') -%}
-    {%- if dups.rows | length > 0 -%}
-      {%- set shown = [] -%}
-      {%- for dup in dups.rows[:5] -%}
-        {%- do shown.append(auto_cdc._describe_row(dup, cfg.key_columns) ~ ' in version ' ~ dup[-1]) -%}
-      {%- endfor -%}
-      {%- do problems.append("duplicate keys within one snapshot, " ~ (dups.rows | length) ~ " case(s): " ~ (shown | join(', '))) -%}
-    {%- endif -%}
+  {%- if nulls[-1] > 0 -%}{%- do problems.append("NULL in snapshot_version column '" ~ cfg.snapshot_version ~ "': " ~ nulls[-1] ~ " row(s)") -%}{%- endif -%}
+  {%- if not problems -%}
+    {%- set dups = auto_cdc._query('select ' ~ auto_cdc._cols(cfg.key_columns) ~ ', ' ~ version ~ ' from ' ~ rel.temp.snapshot
+          ~ ' group by ' ~ auto_cdc._cols(cfg.key_columns) ~ ', ' ~ version ~ ' having count(*) > 1').rows -%}
+    {%- set shown = [] -%}
+    {%- for dup in dups[:5] -%}{%- do shown.append(auto_cdc._describe_row(dup, cfg.key_columns) ~ ' in version ' ~ dup[-1]) -%}{%- endfor -%}
+    {%- if dups -%}{%- do problems.append("duplicate keys within one snapshot, " ~ (dups | length) ~ " case(s): " ~ (shown | join(', '))) -%}{%- endif -%}
   {%- endif -%}
   {%- if problems -%}
     {%- do exceptions.raise_database_error("auto_cdc_snapshot model '" ~ model.name ~ "': bad snapshot, nothing was applied:\n  - " ~ (problems | join('\n  - '))) -%}
   {%- endif -%}
-  {%- if not incremental -%}{{ return(none) }}{%- endif -%}
-  {%- if rows == 0 -%}{{ return(0) }}{%- endif -%}
-  {%- if one_version -%}
-    {%- set found = [[max_version, 1 if skipped else 0]] -%}
-  {%- else -%}
-    {%- set found = auto_cdc._query('select v, case when v <= ' ~ last ~ ' then 1 else 0 end from (select distinct '
-          ~ version ~ ' as v from ' ~ snapshot ~ ') d order by 1').rows -%}
-  {%- endif -%}
+{% endmacro %}
+
+
+{#- How many of the snapshot's versions are left to apply: those above the last applied one; the others are
+    skipped with a warning naming them. `found`: [[version, skipped]] where the snapshot holds one version,
+    else none (the versions are listed). -#}
+{% macro _new_versions(rel, found) %}
+  {%- set found = found or auto_cdc._query('select v, case when v <= ' ~ auto_cdc._last_cursor(rel.runs) ~ ' then 1 else 0 end from (select distinct '
+        ~ auto_cdc._q(auto_cdc._names().version) ~ ' as v from ' ~ rel.temp.snapshot ~ ') d order by 1').rows -%}
   {%- set versions = [] -%}
   {%- for f in found if f[1] | int == 1 -%}{%- do versions.append(f[0] | string) -%}{%- endfor -%}
   {%- if versions -%}
@@ -291,10 +290,18 @@ where {{ c }}.{{ current }} is null or {{ deleted }}
     version (without snapshot_version, the run's snapshot) by a join with the current rows, several in
     one pass ordered by version. The diff is the run's batch of events; the columns are laid out before
     the check, which compares the versions' type with the log's. -#}
-{% macro _stage_snapshots(cfg, rel, sql, incremental) %}
+{% macro _stage_snapshots(cfg, rel, sql, incremental, types) %}
   {%- set n = auto_cdc._names() -%}
   {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(rel.temp.snapshot, auto_cdc.stage_snapshot_sql({'cfg': cfg, 'sql': sql}))) %}
-  {%- set cols = auto_cdc._columns(cfg, rel, incremental, rel.temp.snapshot, none,
+  {#- the staged snapshot's types from the model's, where the engine read them with its columns: its output
+      columns, and the version, the snapshot_version column's or the run's start (a timestamp) -#}
+  {%- if types -%}
+    {%- set staged = {} -%}
+    {%- for c in cfg.output -%}{%- do staged.update({c: types.source[c]}) -%}{%- endfor -%}
+    {%- do staged.update({n.version: types.source[cfg.snapshot_version] if cfg.snapshot_version else dbt.type_timestamp()}) -%}
+    {%- set types = dict(types, source=staged) -%}
+  {%- endif -%}
+  {%- set cols = auto_cdc._columns(cfg, rel, incremental, rel.temp.snapshot, types or none,
         cursor_sql='(select max(' ~ auto_cdc._q(n.version) ~ ') from ' ~ rel.temp.snapshot ~ ')',
         once_skipped=incremental and config.get('once', false)) -%}
   {%- set new_versions = auto_cdc._check_snapshot(cfg, rel, incremental) -%}
@@ -302,6 +309,6 @@ where {{ c }}.{{ current }} is null or {{ deleted }}
   {%- set one_version = incremental and (new_versions == 1 if cfg.snapshot_version else not cols.once_skipped) -%}
   {%- set diff_sql = auto_cdc.snapshot_join_diff_sql(args) if one_version else auto_cdc.snapshot_diff_sql(args, incremental) -%}
   {% do auto_cdc._run_sql(auto_cdc.create_temp_table_sql(rel.temp.batch, diff_sql)) %}
-  {% do auto_cdc._check_delete_fraction(args, incremental) %}
+  {%- if cfg.max_delete_fraction is not none -%}{% do auto_cdc._check_delete_fraction(args, incremental) %}{%- endif -%}
   {{ return({'cols': cols}) }}
 {% endmacro %}
