@@ -1,5 +1,6 @@
 """integration_tests/: the package's dbt test project. It installs the package with `local: ../` as a
-user does and builds the documentation examples E1-E4 with their equality tests, on every engine."""
+user does, switches on the documentation examples E1-E4 the package keeps in models/ and seeds/, and builds
+them with their equality tests, on every engine."""
 import os
 import shutil
 import subprocess
@@ -38,7 +39,9 @@ def test_integration_project_builds_the_examples_with_their_equality_tests(engin
 
 
 def test_installing_the_package_adds_no_model_or_seed(project):
-    """The package's root holds macros only: a consumer lists nothing of the package's own."""
+    """The package's models/ and seeds/ hold the documentation examples, off unless the project that installs
+    the package switches them on (integration_tests/ does): a user's project lists nothing of the package's."""
+    assert sorted(path.name for path in (REPO / "models" / "examples").glob("*.sql"))  # there is something to hide
+    assert sorted(path.name for path in (REPO / "seeds" / "examples").glob("*.csv"))
     listed = project.dbt("ls", "--output", "name", "--quiet").output.split()
     assert listed == []
-    assert not (REPO / "models").exists() and not (REPO / "seeds").exists()

@@ -1,11 +1,11 @@
 -- E3: versioned snapshot files snapshot_<N>.csv read through DuckDB; every file not applied yet is
 -- processed in version order in one run. last_snapshot_version() keeps already applied files out.
+-- DuckDB only (read_csv): integration_tests/dbt_project.yml switches it on there alone.
 {{ config(
     materialized = 'auto_cdc_snapshot',
     keys = ['userId'],
     snapshot_version = 'version',
-    stored_as_scd_type = 1,
-    enabled = (target.type == 'duckdb')
+    stored_as_scd_type = 2
 ) }}
 select "userId", city, version
 from (
