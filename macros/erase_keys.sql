@@ -8,7 +8,7 @@
 
   `where` is a SQL condition over the model's key columns (it is run against the target, the log
   and the change feed, which all hold them). Erase the keys from the source as well: a later run
-  that reads their events again applies them as new ones (README "Erasing keys").
+  that reads their events again applies them as new ones (docs/operations.md "Erasing keys").
 -#}
 {% macro erase_keys(model, where) %}
   {%- set n = auto_cdc._names() -%}

@@ -1,5 +1,5 @@
 {#-
-  Who can read what (docs/operations.md "Grants"). The model's `grants` apply to what its readers
+  Who can read what (docs/operations.md "Who can read what"). The model's `grants` apply to what its readers
   are meant to see: the target, and the change feed when change_data_feed is on (a feed of the
   target's own rows). The event log and the run log hold every earlier value of every row and the
   deleted records too, so they keep the owner's privileges unless `log_grants` (a grants dict like

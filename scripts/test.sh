@@ -41,7 +41,7 @@ if [ -n "${AUTO_CDC_ENGINES:-}" ] || [ "$paths" = 1 ]; then
     exec .venv/bin/python -m pytest "${xdist[@]}" "${report[@]}" "${args[@]}"
 fi
 .venv/bin/python -m pytest "${xdist[@]}" "${report[@]}" "${args[@]}"
-echo "test.sh: the Spark tier (tests/functional/test_spark.py; README \"Running the Spark tier\")" >&2
+echo "test.sh: the Spark tier (tests/functional/test_spark.py; docs/spark.md, \"Running the Spark tier\")" >&2
 export AUTO_CDC_ENGINES=spark
 bash scripts/bootstrap.sh
 rc=0

@@ -241,7 +241,7 @@ from (
 {% endmacro %}
 
 {#- The run's row in the run log and dbt's result message. `written`: the run wrote its stale and
-    missing rows, which give num_upserted_rows and num_deleted_rows (README "Metrics") and, with
+    missing rows, which give num_upserted_rows and num_deleted_rows (docs/how-it-works.md "Metrics") and, with
     change_data_feed, the change feed; `counts`: theirs when the run read them before the write
     (_change_counts), else the counts come back from the run log's insert itself. -#}
 {% macro _record_run(args, run_id, metrics, written, counts=none) %}

@@ -206,7 +206,7 @@
 
 
 {#-
-  Concurrent runs of one model (README "Guarantees"): the run holds its model's lock from its first
+  Concurrent runs of one model (docs/operations.md "Locking and timeouts"): the run holds its model's lock from its first
   statement to its commit, so a second run of the same model waits, then applies only what the first
   did not (R2). Called first thing after the outside-transaction pre-hooks, before the relations are
   looked up: dbt's relation cache was filled when the invocation started, so once the lock is held

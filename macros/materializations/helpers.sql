@@ -153,7 +153,7 @@ where {{ auto_cdc._q(n.op) }} <> '{{ n.truncate }}'
 {% endmacro %}
 
 
-{#- The run's row in the run log, with its metrics (see README "Metrics"). -#}
+{#- The run's row in the run log, with its metrics (see docs/how-it-works.md "Metrics"). -#}
 {% macro record_run_sql(args, run_id, metrics, commit_version, upserted=none, deleted=none, target_version=none) %}
   {%- set n = auto_cdc._names() -%}
 insert into {{ args.rel.runs }} (run_id, run_started_at, invocation_id, cursor_value, events_read, events_applied,

@@ -1,4 +1,4 @@
-"""Hostile input (README "Guarantees"): values and identifiers that break naive SQL text.
+"""Hostile input (docs/guarantees.md "Guarantees"): values and identifiers that break naive SQL text.
 
 Values reach dbt through a source table written with bound parameters, so every value the engine
 can store arrives as is; the package never splices a value into SQL text, so they must round-trip

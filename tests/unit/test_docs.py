@@ -164,3 +164,90 @@ def test_readme_install_names_the_dbt_versions_the_package_requires():
     readme = (REPO / "README.md").read_text()
     assert f'"dbt-core>={lower},<{upper}"' in readme
     assert f"dbt-core {lower} up to, not including, {upper}.0" in readme
+
+
+# A section named in prose or a comment: `README "Metrics"`, `docs/spark.md, "Concurrency"`, `spark.md's "The
+# write path on Delta"` (a shell string's `\"` too). The CHANGELOG is left out: its entries name the sections
+# that held a change when it was made.
+SECTION_REFERENCE = re.compile(r"\b(README|(?:docs/)?[\w-]+\.md)(?:['’]s)?,? \(?\\?\"([^\"\n\\]{2,100})\\?\"")
+
+
+def headings(path: Path) -> set[str]:
+    text = re.sub(r"```.*?```", "", path.read_text(), flags=re.DOTALL)
+    return {line.lstrip("#").strip() for line in text.splitlines() if re.match(r"#{1,6} ", line)}
+
+
+def section_references(path: Path) -> list[tuple[Path | None, str, str]]:
+    """(the file named, the section, the reference as written) for each section reference in `path`."""
+    found = []
+    for match in SECTION_REFERENCE.finditer(path.read_text()):
+        name, section = match.groups()
+        if name == "README":
+            target = REPO / "README.md"
+        elif "/" in name:
+            target = REPO / name
+        else:
+            target = next((p for p in (DOCS / name, REPO / name, path.parent / name) if p.exists()), None)
+        found.append((target, section, match.group(0)))
+    return found
+
+
+def referencing_files() -> list[Path]:
+    own = Path(__file__).resolve()
+    folders = ("macros", "models", "seeds", "auto_cdc_testkit", "tests", "bench", "scripts", "integration_tests", "docs")
+    return [REPO / "README.md", REPO / "dbt_project.yml", REPO / "mkdocs.yml", REPO / "pyproject.toml",
+            *(path for folder in folders for path in sorted((REPO / folder).rglob("*"))
+              if path.suffix in (".py", ".sh", ".sql", ".yml", ".md", ".toml") and path.resolve() != own
+              and "dbt_packages" not in path.parts and "target" not in path.parts)]
+
+
+def test_the_section_reference_pattern_reads_the_forms_in_use():
+    forms = ['see README "Metrics".', '(docs/spark.md, "Concurrency")', "spark.md's \"The write path on Delta\"",
+             'echo "test.sh: (README \\"Running the Spark tier\\")"']
+    assert [m.group(2) for form in forms for m in SECTION_REFERENCE.finditer(form)] == [
+        "Metrics", "Concurrency", "The write path on Delta", "Running the Spark tier"]
+
+
+def test_every_section_that_comments_and_docs_name_exists():
+    """A reference to a section of the README or of a page names a heading that page has: comments in the macros,
+    the tooling, the tests and the scripts, and the docs themselves."""
+    references = [(path, target, section, written) for path in referencing_files()
+                  for target, section, written in section_references(path)]
+    assert len(references) > 10
+    broken = [f"{path.relative_to(REPO)}: {written}" for path, target, section, written in references
+              if target is None or section not in headings(target)]
+    assert broken == []
+
+
+# A list that Python-Markdown did not see: a line of a paragraph that starts with a list marker (a list needs a
+# blank line before it, and a list item's later blocks four spaces of indentation).
+LIST_MARKER_IN_PARAGRAPH = re.compile(r"<p>(?:(?!</p>).)*?\n\s*(?:[-*+]|\d+\.) (?:(?!</p>).)*</p>", re.DOTALL)
+
+
+def test_the_list_check_finds_a_list_rendered_as_a_paragraph():
+    assert LIST_MARKER_IN_PARAGRAPH.search("<p>Three checks:\n- <strong>By name.</strong> one</p>")
+    assert LIST_MARKER_IN_PARAGRAPH.search("<p>Steps\n1. stage</p>")
+    assert not LIST_MARKER_IN_PARAGRAPH.search("<p>Three checks:</p>\n<ul>\n<li>one</li>\n</ul>")
+    assert not LIST_MARKER_IN_PARAGRAPH.search("<p>a - b, and\nc - d</p>")
+
+
+def test_built_pages_render_every_list_as_a_list(site):
+    pages = sorted(site.rglob("*.html"))
+    assert len(pages) > 10
+    text = lambda html: re.sub(r"<[^>]+>|\s+", " ", html)[:160]  # noqa: E731
+    broken = [f"{page.relative_to(site)}: {text(m.group(0))}" for page in pages
+              for m in LIST_MARKER_IN_PARAGRAPH.finditer(page.read_text())]
+    assert broken == []
+
+
+def test_code_in_table_cells_breaks_at_spaces_only(site):
+    """The theme breaks code anywhere (`word-break: break-word`), so a config name in a narrow table column wrapped
+    mid-word: every page loads the stylesheet that stops it."""
+    css = (site / "stylesheets" / "extra.css").read_text()
+    rules = dict(re.findall(r"([^{}]+)\{([^}]*)\}", re.sub(r"/\*.*?\*/", "", css, flags=re.DOTALL)))
+    rules = {selector.strip(): body for selector, body in rules.items()}
+    assert "word-break: normal" in rules[".md-typeset table:not([class]) td code"]
+    assert "white-space: nowrap" in rules[".md-typeset table:not([class]) td:first-child code"]
+    for page in sorted(site.rglob("*.html")):
+        if "<table>" in page.read_text():
+            assert "stylesheets/extra.css" in page.read_text(), page.relative_to(site)
