@@ -5,6 +5,7 @@
 # extra too when AUTO_CDC_ENGINES names spark).
 #
 #   bash scripts/bootstrap.sh
+#   AUTO_CDC_DBT=oldest bash scripts/bootstrap.sh   # .venv-oldest: the oldest supported dbt-core (1.8)
 #
 # Needs only python3 (and apt-get, when python3's venv module is missing).
 # Quiet on success. The install is skipped when .venv/.bootstrap-<sha256 of
@@ -17,6 +18,13 @@ cd "$ROOT"
 
 PYTHON="${PYTHON:-python3}"
 VENV="$ROOT/.venv"
+REQUIREMENTS=requirements-dev.txt
+# AUTO_CDC_DBT=oldest: a venv of its own, .venv-oldest, with the oldest dbt-core and adapters the package
+# supports (requirements-oldest.txt), where scripts/test.sh runs the DuckDB quick tier.
+if [ "${AUTO_CDC_DBT:-}" = oldest ]; then
+    VENV="$ROOT/.venv-oldest"
+    REQUIREMENTS=requirements-oldest.txt
+fi
 
 say() { printf 'bootstrap: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
@@ -29,7 +37,7 @@ if command -v flock >/dev/null 2>&1; then
 fi
 
 [ -f pyproject.toml ] || die "no pyproject.toml in $ROOT"
-[ -f requirements-dev.txt ] || die "no requirements-dev.txt in $ROOT"
+[ -f "$REQUIREMENTS" ] || die "no $REQUIREMENTS in $ROOT"
 
 hash_file() {
     if command -v sha256sum >/dev/null 2>&1; then
@@ -90,7 +98,7 @@ fi
 extras="test"
 case "${AUTO_CDC_ENGINES:-}" in *spark*) extras="test,spark" ;; esac
 
-hash="$(hash_file pyproject.toml)$(hash_file requirements-dev.txt | cut -c1-16)"
+hash="$(hash_file pyproject.toml)$(hash_file "$REQUIREMENTS" | cut -c1-16)"
 stamp="$VENV/.bootstrap-$hash-${extras/,/-}"
 
 # The Spark tier's Delta Lake jars, from Maven Central into a cache every clone shares (a no-op once
@@ -119,10 +127,10 @@ pip_quiet() {
     fi
 }
 
-say "installing the development requirements into $VENV (pip install -r requirements-dev.txt, extras $extras)"
+say "installing the development requirements into $VENV (pip install -r $REQUIREMENTS, extras $extras)"
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 pip_quiet install -q --upgrade pip
-pip_quiet install -q -r requirements-dev.txt -e ".[$extras]"
+pip_quiet install -q -r "$REQUIREMENTS" -e ".[$extras]"
 
 fetch_delta_jars
 rm -f "$VENV"/.bootstrap-*

@@ -251,3 +251,54 @@ def test_code_in_table_cells_breaks_at_spaces_only(site):
     for page in sorted(site.rglob("*.html")):
         if "<table>" in page.read_text():
             assert "stylesheets/extra.css" in page.read_text(), page.relative_to(site)
+
+
+def git(*args: str) -> str:
+    return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=True).stdout
+
+
+@pytest.mark.skipif(not (REPO / ".git").exists(), reason="not a git checkout")
+def test_no_tracked_file_is_ignored_and_every_kept_result_is_shown():
+    """.gitignore and the tree agree (a rule that ignores tracked files hides their changes), and the benchmark results
+    kept in the tree are the ones the benchmark page renders (bench/report.py: bench/results/<size>.json)."""
+    assert git("ls-files", "--cached", "--ignored", "--exclude-standard").split() == []
+    sys.path.insert(0, str(REPO / "bench"))
+    import report
+    kept = git("ls-files", "bench/results").split()
+    assert set(kept) <= {f"bench/results/{size}.json" for size in report.SIZES}
+    page = (DOCS / "benchmarks.md").read_text()
+    for path in kept:
+        size = Path(path).stem
+        assert f"<!-- bench-report:{size} start -->" in page, f"{path} is kept but docs/benchmarks.md does not show it"
+
+
+def test_the_benchmark_page_shows_what_its_results_give():
+    """docs/benchmarks.md's headline tables are bench/report.py's rendering of the kept results: a rerun of the
+    benchmark and of bench/report.py refreshes them, and nobody edits them by hand."""
+    proc = subprocess.run([sys.executable, str(REPO / "bench" / "report.py"), "--check"], cwd=REPO,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_benchmark_page_is_short_and_its_charts_read_one_way(site):
+    assert len((DOCS / "benchmarks.md").read_text().splitlines()) <= 300
+    images = embedded_images(site, "benchmarks")
+    assert len(images) >= 3
+    for image in images:
+        labels = " ".join(svg_texts(image)) if image.suffix == ".svg" else ""
+        assert "lower is better" in labels or "lower is better" in image.read_text(), image.name
+
+
+def test_readme_install_names_the_tested_dbt_versions_and_the_offline_pin():
+    """The README states the oldest dbt-core CI tests (requirements-oldest.txt) and the pin of the development
+    environment (requirements-dev.txt), which is what installs where dbt-core 1.12's parser cannot be downloaded."""
+    def spec(path: str, name: str) -> str:
+        return next(line.split("#")[0].strip() for line in (REPO / path).read_text().splitlines()
+                    if line.startswith(name + ">") or line.startswith(name + "="))
+    readme = (REPO / "README.md").read_text()
+    oldest = spec("requirements-oldest.txt", "dbt-core")          # dbt-core>=1.8.0,<1.9
+    lower = oldest.split(">=")[1].split(",")[0].removesuffix(".0")
+    assert f"tests run on dbt-core {lower} with dbt-duckdb {lower} (the oldest)" in readme
+    pin = spec("requirements-dev.txt", "dbt-core").split(",")[1]  # <1.12
+    assert f'"dbt-core>={lower},{pin}"' in readme
+    assert f"dbt-core {pin.removeprefix('<')}'s installer downloads a parser" in readme
