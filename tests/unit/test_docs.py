@@ -149,6 +149,20 @@ def test_contributing_page_lists_every_dispatch_hook():
     assert listed - dispatched == set(), "docs/contributing.md lists hooks the macros no longer dispatch"
 
 
+def test_contributing_page_names_the_engines_that_override_each_hook():
+    """The hook table's "overridden by" column names exactly the engines whose `<engine>__<hook>` macro exists."""
+    defined = {name for path in (REPO / "macros").rglob("*.sql")
+               for name in re.findall(r"macro\s+([A-Za-z_0-9]+)\s*\(", path.read_text())}
+    rows = re.findall(r"^\| `([a-z_0-9]+)` \| [^|]* \| ([^|]*) \|$", (DOCS / "contributing.md").read_text(), re.MULTILINE)
+    assert len(rows) > 40
+    engines = ("duckdb", "postgres", "spark")
+    wrong = {hook: (sorted(e for e in engines if re.search(rf"\b{e}\b", cell)),
+                    sorted(e for e in engines if f"{e}__{hook}" in defined))
+             for hook, cell in rows
+             if {e for e in engines if re.search(rf"\b{e}\b", cell)} != {e for e in engines if f"{e}__{hook}" in defined}}
+    assert wrong == {}, "hook: (engines the table names, engines that override it)"
+
+
 def test_readme_links_point_to_files_the_repository_holds():
     links = re.findall(r"\]\(([^)\s]+)\)", (REPO / "README.md").read_text())
     assert links
