@@ -138,7 +138,8 @@ def render(results: dict) -> str:
         out += headline_table(results["engines"][e]) + [""]
     for chart, what in (("change-feed", "change feed"), ("snapshot", "snapshot")):
         out += [f"![{what}: node time, times the reference's, lower is better](img/bench-{size}-{chart}.svg)", ""]
-    out += ["How the cost grows (the larger target is 10x the smaller on DuckDB, 5x on Postgres):", ""]
+    out += ["How the cost grows: the same batch into a larger target (10x the smaller on DuckDB, 5x on Postgres), a batch "
+            "with 20% late events against one with none, and late events into a 10x longer history:", ""]
     out += growth_table(results, engines) + [""]
     out += [f"![how the cost grows, lower is better](img/bench-{size}-growth.svg)", ""]
     out += ["Each tool on small cases with a late event or a late snapshot, against the reference model "

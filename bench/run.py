@@ -773,12 +773,12 @@ CHARTS = {
 }
 # How a cost grows: each bar is a ratio of the same job's node times (bench_engine's `ratios`).
 GROWTH = [
-    ("auto_cdc SCD1, the same batch into a larger target", "scaling_scd1"),
-    ("auto_cdc SCD2, the same batch into a larger target", "scaling_scd2"),
-    ("hand-written incremental, the same batch into a larger target", "scaling_incremental"),
-    ("plain insert, the same batch into a larger target", "scaling_floor"),
-    ("auto_cdc SCD2, 20% late events in the batch", "late_cost"),
-    ("auto_cdc SCD2 with late events, a 10x longer history", "late_history_scaling"),
+    ("auto_cdc SCD1 into a larger target", "scaling_scd1"),
+    ("auto_cdc SCD2 into a larger target", "scaling_scd2"),
+    ("hand-written model into a larger target", "scaling_incremental"),
+    ("plain insert into a larger target", "scaling_floor"),
+    ("auto_cdc SCD2, 20% late events", "late_cost"),
+    ("auto_cdc SCD2 late events, 10x longer history", "late_history_scaling"),
 ]
 
 
@@ -820,20 +820,21 @@ def plot(results: dict, directory: Path) -> list[Path]:
         labels = list(dict.fromkeys(label for e in engines for label in per_engine[e]))
         if not labels:
             return
-        fig, ax = plt.subplots(figsize=(8.5, 0.42 * len(labels) * len(engines) + 1.4))
+        fig, ax = plt.subplots(figsize=(9, 0.5 * len(labels) * len(engines) + 1.7))
         height = 0.8 / len(engines)
         for j, e in enumerate(engines):
             ys = [i + j * height for i, label in enumerate(labels) if label in per_engine[e]]
             values = [per_engine[e][label] for label in labels if label in per_engine[e]]
             bars = ax.barh(ys, values, height=height, label=e)
-            ax.bar_label(bars, labels=[f"{v:.2f}x" for v in values], padding=3, fontsize=8)
+            ax.bar_label(bars, labels=[f"{v:.2f}x" for v in values], padding=3, fontsize=10)
         ax.axvline(1.0, color="black", linewidth=1)
-        ax.set_yticks([i + 0.4 - height / 2 for i in range(len(labels))], labels, fontsize=9)
+        ax.set_yticks([i + 0.4 - height / 2 for i in range(len(labels))], labels, fontsize=11)
         ax.invert_yaxis()
-        ax.set_xlim(0, max(v for e in engines for v in per_engine[e].values()) * 1.18)
-        ax.set_xlabel(xlabel, fontsize=9)
-        ax.set_title(f"size {size}, {results['started_at'][:10]}", fontsize=9)
-        ax.legend(fontsize=8, loc="lower right")
+        ax.set_xlim(0, max(v for e in engines for v in per_engine[e].values()) * 1.22)
+        ax.set_xlabel(xlabel, fontsize=11)
+        ax.set_title(f"{'default size' if size == 'small' else size + ' size'}, measured {results['started_at'][:10]}",
+                     fontsize=11, loc="left")
+        ax.legend(fontsize=10, loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=len(engines), frameon=False)
         fig.tight_layout()
         path = directory / filename
         fig.savefig(path, metadata={"Date": None})
@@ -845,8 +846,8 @@ def plot(results: dict, directory: Path) -> list[Path]:
     chart(f"bench-{size}-snapshot.svg", lambda eng: chart_bars(eng, "snapshot"),
           "node time, times dbt snapshot's (lower is better)")
     chart(f"bench-{size}-growth.svg", growth_bars,
-          "node time, times the same job's on the smaller target (DuckDB 10x, Postgres 5x larger),\n"
-          "without late events, or on the shorter history (lower is better)")
+          "node time, times the same job's on the smaller target,\n"
+          "with no late events, or on the shorter history (lower is better)")
     return written
 
 
