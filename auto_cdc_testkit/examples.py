@@ -1,4 +1,4 @@
-"""The examples job: build the documentation examples E1-E4 of integration_tests/ with `dbt build` on
+"""The examples job: build the documentation examples E1-E4 (models/examples) with `dbt build` in integration_tests/ on
 embedded DuckDB and show, per example, the input events, the expected table of the documentation,
 the table the package built, and `matches` or the difference. Exits non-zero on any mismatch.
 
