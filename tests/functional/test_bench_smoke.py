@@ -15,7 +15,7 @@ def test_bench_tiny_duckdb_reports_ratios_and_the_peers_mistakes(tmp_path):
     proc = subprocess.run([sys.executable, str(REPO / "bench" / "run.py"), "--size", "tiny", "--engines", "duckdb",
                            "--repeat", "1", "--parts", "scaling,correctness", "--out", str(out),
                            "--plots", str(tmp_path / "img")],
-                          capture_output=True, text=True, timeout=600)
+                          capture_output=True, text=True, timeout=1200)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     result = json.loads(out.read_text())["engines"]["duckdb"]
     for name in ("floor_scd1", "floor_scd2", "scaling_scd1", "scaling_scd2", "scaling_floor", "scaling_incremental"):
