@@ -1,6 +1,7 @@
 """integration_tests/: the package's dbt test project. It installs the package with `local: ../` as a
 user does, switches on the documentation examples E1-E4 the package keeps in models/ and seeds/, and builds
 them with their equality tests, on every engine."""
+import json
 import os
 import shutil
 import subprocess
@@ -45,3 +46,8 @@ def test_installing_the_package_adds_no_model_or_seed(project):
     assert sorted(path.name for path in (REPO / "seeds" / "examples").glob("*.csv"))
     listed = project.dbt("ls", "--output", "name", "--quiet").output.split()
     assert listed == []
+    # the switch leaves the package's on-run-end hook on (dbt configures project hooks from `models:`)
+    manifest = json.loads((project.path / "target" / "manifest.json").read_text())
+    hooks = [node for node in manifest["nodes"].values()
+             if node["resource_type"] == "operation" and node["package_name"] == "auto_cdc"]
+    assert [hook["config"]["enabled"] for hook in hooks] == [True], hooks
