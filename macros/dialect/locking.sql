@@ -99,12 +99,29 @@
   {%- endif -%}
 {% endmacro %}
 
-{#- Postgres: the run's settings, then the model's lock if it is free; whether it was is left in the
-    transaction's setting auto_cdc.locked ('on' or 'off'). -#}
+{#- Postgres: the writer's transaction, its settings, then the model's lock if it is free; whether it was
+    is left in the transaction's setting auto_cdc.locked ('on' or 'off').
+    `commit; begin` makes the transaction a real one whatever psycopg2 believes (writer.sql): where
+    psycopg2 has begun one, the commit ends that empty transaction; where a `COMMIT` sent as SQL has
+    left psycopg2 believing it is in one, the server runs each statement on its own until this `begin`
+    (the commit then warns that no transaction is in progress). What came before the writer is
+    committed, as dbt's run_hooks commits before a hook outside the transaction.
+    client_connection_check_interval (PostgreSQL 14 and later, where the platform has it): a server
+    session whose client was killed notices it within 5 seconds while a statement runs, and ends,
+    rolling back and releasing the model's lock; without it the statement runs on (until
+    statement_timeout) and holds the lock. A value set for the server or the role is kept. -#}
 {% macro _pg_try_lock_sql(relation, lock_timeout, statement_timeout) %}
-  {{ return('do $auto_cdc$ begin perform ' ~ (auto_cdc._pg_settings(lock_timeout, statement_timeout) | join(', '))
-        ~ "; perform set_config('auto_cdc.locked', case when pg_try_advisory_xact_lock(" ~ auto_cdc._pg_lock_key(relation)
-        ~ ") then 'on' else 'off' end, true); end $auto_cdc$") }}
+  {%- set sql -%}
+commit; begin; do $auto_cdc$ begin
+  perform {{ auto_cdc._pg_settings(lock_timeout, statement_timeout) | join(', ') }};
+  if current_setting('client_connection_check_interval', true) = '0' then
+    begin perform set_config('client_connection_check_interval', '5s', true);
+    exception when invalid_parameter_value then null; end;
+  end if;
+  perform set_config('auto_cdc.locked', case when pg_try_advisory_xact_lock({{ auto_cdc._pg_lock_key(relation) }}) then 'on' else 'off' end, true);
+end $auto_cdc$
+  {%- endset -%}
+  {{ return(sql) }}
 {% endmacro %}
 
 {#- Postgres: the run's settings (set_config calls, for its transaction).
