@@ -59,6 +59,31 @@ RAISING_MACRO = """\
 """
 
 
+# Both at once, for the operations' trials (tests/functional/test_operation_faults.py), so one project takes
+# injected failures (PLAN_ENV) and kills (ENV) without being parsed again between them. In a run-operation
+# dbt's `model` is the operation's macro: the plan's keys are then "erase_keys" and "compact".
+BOTH_MACRO = """\
+{% macro default___fault_point(last=false) %}
+  {%- set plan = fromjson(env_var('AUTO_CDC_FAULT_PLAN', '{}')) -%}
+  {%- set after = env_var('AUTO_CDC_FAULT_AFTER_STATEMENT', '') -%}
+  {%- if (plan or after != '') and model is mapping and model.get('name') -%}
+    {%- if not last -%}
+      {%- do model.update({'auto_cdc_statements': model.get('auto_cdc_statements', 0) + 1}) -%}
+      {%- do log('auto_cdc statement ' ~ model.name ~ ' ' ~ model.auto_cdc_statements, info=true) -%}
+      {%- if after != '' and model.auto_cdc_statements == after | int -%}
+        {%- do log('auto_cdc fault point: stalling after statement ' ~ after, info=true) -%}
+        {% call statement('auto_cdc_fault', auto_begin=True) %}select pg_sleep(3600){% endcall %}
+      {%- endif -%}
+    {%- endif -%}
+    {%- if plan.get(model.name) == model.auto_cdc_statements or (last and plan.get(model.name, 0) > model.get('auto_cdc_statements', 0)) -%}
+      {%- do exceptions.raise_compiler_error('auto_cdc fault point: failing after statement ' ~ model.auto_cdc_statements
+            ~ (' (its last)' if last else '')) -%}
+    {%- endif -%}
+  {%- endif -%}
+{% endmacro %}
+"""
+
+
 def numbered_statements(log, model: str) -> dict[int, str]:
     """Statement number -> its SQL, for one model, from the JSON log (``--log-format-file json
     --log-level-file debug``) of a run made with {"__count__": true} in PLAN_ENV: the hook logs each
@@ -83,9 +108,9 @@ def count_statements(output: str) -> dict[str, int]:
     return counts
 
 
-def install(project, raising: bool = False) -> None:
+def install(project, raising: bool = False, both: bool = False) -> None:
     """Add the hook to the project's macros and put the project first in auto_cdc's dispatch order."""
-    (project.path / "macros" / "auto_cdc_fault_point.sql").write_text(RAISING_MACRO if raising else MACRO)
+    (project.path / "macros" / "auto_cdc_fault_point.sql").write_text(BOTH_MACRO if both else RAISING_MACRO if raising else MACRO)
     config = project.path / "dbt_project.yml"
     text = config.read_text()
     name = re.search(r"^name: (\S+)$", text, re.M).group(1)

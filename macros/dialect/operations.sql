@@ -46,3 +46,86 @@
   {%- set rows = auto_cdc._query('delete from ' ~ relation ~ ' where ' ~ where).rows -%}
   {{ return((rows[0][0] | int) if rows | length > 0 and rows[0][0] is not none else 0) }}
 {% endmacro %}
+
+
+{#- The table of an erasure's keys (erase_keys). -#}
+{% macro erasure_keys_relation(target) %}
+  {{ return(adapter.dispatch('erasure_keys_relation', 'auto_cdc')(target)) }}
+{% endmacro %}
+
+{#- A temp table of the operation's transaction. -#}
+{% macro default__erasure_keys_relation(target) %}
+  {{ return(auto_cdc._temp_relation(target, auto_cdc._names().erased_suffix)) }}
+{% endmacro %}
+
+{#- Spark: a Delta table beside the target (no transaction holds the erase together: a killed erase
+    leaves it, and the next writer finishes the erase from it: repair_killed_operation). -#}
+{% macro spark__erasure_keys_relation(target) %}
+  {{ return(auto_cdc._side_relation(target, auto_cdc._names().erased_suffix)) }}
+{% endmacro %}
+
+
+{#- Drop the table of an erasure's keys once the erase is done. -#}
+{% macro drop_erasure_keys(relation) %}
+  {{ return(adapter.dispatch('drop_erasure_keys', 'auto_cdc')(relation)) }}
+{% endmacro %}
+
+{#- DuckDB: a temp table of the operation's connection, which dbt closes after it (a later create
+    replaces it); Postgres: dropped by the commit (ON COMMIT DROP). -#}
+{% macro default__drop_erasure_keys(relation) %}
+{% endmacro %}
+
+{#- Spark: its last statement; until then a killed erase can be finished from it. -#}
+{% macro spark__drop_erasure_keys(relation) %}
+  {% do auto_cdc._run_sql('drop table if exists ' ~ relation) %}
+{% endmacro %}
+
+
+{#- Whether an operation takes a run id (a row in the run log, as a run does). -#}
+{% macro operations_take_run_ids() %}
+  {{ return(adapter.dispatch('operations_take_run_ids', 'auto_cdc')()) }}
+{% endmacro %}
+
+{% macro default__operations_take_run_ids() %}
+  {{ return(true) }}
+{% endmacro %}
+
+{#- Spark: a killed run's events in the log carry the next run id, which the next run takes again to
+    find them (killed_run_events_sql): an operation that took it would hide them. -#}
+{% macro spark__operations_take_run_ids() %}
+  {{ return(false) }}
+{% endmacro %}
+
+
+{#- The statements that rewrite `relations` after an erase so that no file of the database keeps the
+    erased rows' bytes (erase_keys' `vacuum`), each run on its own outside a transaction; none where the
+    engine has no such statement. -#}
+{% macro vacuum_sql(relations) %}
+  {{ return(adapter.dispatch('vacuum_sql', 'auto_cdc')(relations)) }}
+{% endmacro %}
+
+{#- DuckDB: a checkpoint rewrites the row groups of deleted rows and reuses the freed blocks, but a
+    freed block keeps its bytes until it is written again (docs/operations.md). -#}
+{% macro default__vacuum_sql(relations) %}
+  {{ return(none) }}
+{% endmacro %}
+
+{#- Postgres: a DELETE leaves the row in its page until VACUUM prunes it, and a pruned row's bytes stay
+    in the page's free space; VACUUM FULL writes each table (and its indexes) anew, without the dead
+    rows, and removes the old files. -#}
+{% macro postgres__vacuum_sql(relations) %}
+  {%- set statements = [] -%}
+  {%- for rel in relations -%}{%- do statements.append('vacuum (full, analyze) ' ~ rel) -%}{%- endfor -%}
+  {{ return(statements) }}
+{% endmacro %}
+
+
+{#- What a killed writer of the model left half done, finished by the next writer once it holds the
+    model's lock (writer_lock; a run: lock_model). DuckDB and Postgres: nothing (a killed writer's
+    transaction rolled back). -#}
+{% macro repair_killed_operation(target) %}
+  {{ return(adapter.dispatch('repair_killed_operation', 'auto_cdc')(target)) }}
+{% endmacro %}
+
+{% macro default__repair_killed_operation(target) %}
+{% endmacro %}

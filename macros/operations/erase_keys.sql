@@ -1,54 +1,135 @@
 {#-
   erase_keys: remove every trace of some keys of an auto_cdc or auto_cdc_snapshot model, for
-  data-protection requests: the target's rows, the key's events in the event log (tombstones
-  included, and the masks and edit events of hand edits) and its rows in the change data feed, in
-  one transaction, holding the model's lock (locking.sql) like a run.
+  data-protection requests (docs/operations.md "Erasing keys").
 
     dbt run-operation auto_cdc.erase_keys --args '{model: customers, where: "customer_id = 42"}'
 
-  `where` is a SQL condition over the model's key columns (it is run against the target, the log
-  and the change feed, which all hold them). Erase the keys from the source as well: a later run
-  that reads their events again applies them as new ones (README "Erasing keys").
+  `where` is one condition over the model's columns (condition.sql), refused with every problem
+  before anything runs. It selects keys: those of every row of the target, event of the log and row
+  of the change feed that meets it (each where the relation holds the columns it names). The erase
+  removes those keys whole, whatever columns the condition names: their rows from the target, every
+  event of theirs from the log (tombstones, masks and edit events included) and their rows from the
+  change feed, which then records the erasure as a `delete` of each target row erased, carrying only
+  the row's key (the keys; SCD2 with __START_AT), so consumers of table_changes can follow. It is a writer like a run (writer.sql): one transaction
+  under the model's lock, with lock_timeout and statement_timeout. `vacuum: true` (Postgres) rewrites
+  the three relations after the commit (vacuum_sql), so no file of the database keeps the erased
+  rows' bytes. Erase the keys from the source as well: a later run that reads their events
+  again applies them as new ones.
 -#}
-{% macro erase_keys(model, where) %}
-  {%- set n = auto_cdc._names() -%}
-  {%- if not where or not (where | trim) -%}
-    {%- do exceptions.raise_compiler_error("auto_cdc.erase_keys: give `where`, a condition over the model's key columns") -%}
+{% macro erase_keys(model, where=none, vacuum=false) %}
+  {%- set op = auto_cdc._operation_model('erase_keys', model, ['auto_cdc', 'auto_cdc_snapshot']) -%}
+  {%- if not auto_cdc._exists(op.target) -%}
+    {%- do exceptions.raise_compiler_error(op.head ~ "the model has not been built yet") -%}
   {%- endif -%}
-  {%- set nodes = [] -%}
-  {%- for node in graph.nodes.values() if node.resource_type == 'model' and node.name == model -%}
-    {%- do nodes.append(node) -%}
-  {%- endfor -%}
-  {%- if nodes | length != 1 -%}
-    {%- do exceptions.raise_compiler_error("auto_cdc.erase_keys: no model named '" ~ model ~ "'") -%}
+  {% do auto_cdc._check_deletes_supported('erase_keys', op.target) %}
+  {%- set plan = auto_cdc._erasure_plan(op, where, vacuum) -%}
+  {%- set held = auto_cdc.writer_lock(op.target, model, op.lock_timeout, op.statement_timeout) -%}
+  {%- set erased = auto_cdc._erase(op, plan) -%}
+  {% do auto_cdc._keep_target_unedited(op.target, erased.rows[0] > 0) %}
+  {% do auto_cdc.writer_done() %}
+  {% do auto_cdc.writer_commit(held) %}
+  {%- if vacuum and erased.erased > 0 -%}
+    {#- outside any transaction (VACUUM cannot run in one): after the commit, with no BEGIN -#}
+    {%- for sql in auto_cdc.vacuum_sql(plan.relations) -%}
+      {% call statement('auto_cdc_vacuum', auto_begin=False) %}{{ sql }}{% endcall %}
+    {%- endfor -%}
   {%- endif -%}
-  {%- set node = nodes[0] -%}
-  {%- if node.config.materialized not in ['auto_cdc', 'auto_cdc_snapshot'] -%}
-    {%- do exceptions.raise_compiler_error("auto_cdc.erase_keys: model '" ~ model ~ "' is materialized as '"
-          ~ node.config.materialized ~ "', not auto_cdc or auto_cdc_snapshot") -%}
-  {%- endif -%}
-  {%- set target = adapter.get_relation(node.database, node.schema, node.alias or node.name) -%}
-  {%- if target is none -%}
-    {%- do exceptions.raise_compiler_error("auto_cdc.erase_keys: model '" ~ model ~ "' has not been built yet") -%}
-  {%- endif -%}
-  {% do auto_cdc._check_deletes_supported('erase_keys', target) %}
-  {#- the model's lock (locking.sql): an erase waits for a run of the model, and a run for the erase -#}
-  {%- set held_lock = auto_cdc.take_model_lock(api.Relation.create(database=node.database, schema=node.schema, identifier=node.alias or node.name),
-                                 model, node.config.get('lock_timeout', '1h'), node.config.get('statement_timeout')) -%}
-  {%- set erased, deleted = [], {'target': 0} -%}
-  {%- for suffix in [none, n.log_suffix, n.changes_suffix] -%}
-    {%- set rel = target if suffix is none else auto_cdc._side_relation(target, suffix) -%}
-    {%- if adapter.get_relation(rel.database, rel.schema, rel.identifier) is not none -%}
-      {%- set count = auto_cdc.delete_where(rel, where) -%}
-      {%- do erased.append(rel.identifier ~ ': ' ~ count ~ ' row(s)') -%}
-      {%- if suffix is none -%}{%- do deleted.update({'target': count}) -%}{%- endif -%}
-    {%- endif -%}
-  {%- endfor -%}
-  {% do auto_cdc._keep_target_unedited(target, deleted.target > 0) %}
-  {% do adapter.commit() %}
-  {% do auto_cdc.release_model_lock(held_lock) %}
-  {% do log("auto_cdc.erase_keys " ~ model ~ " where " ~ where ~ ": erased " ~ (erased | join(', ')), info=true) %}
+  {%- set counts = [] -%}
+  {%- for rel in plan.relations -%}{%- do counts.append(rel.identifier ~ ': ' ~ erased.rows[loop.index0] ~ ' row(s)') -%}{%- endfor -%}
+  {% do log("auto_cdc.erase_keys " ~ model ~ " where " ~ plan.condition ~ ": " ~ erased.erased ~ " key(s) erased from "
+            ~ (counts | join(', ')) ~ ('; vacuumed' if vacuum and erased.erased > 0 else ''), info=true) %}
 {% endmacro %}
+
+
+{#- What the erase reads before it takes the lock, and every problem with its arguments at once:
+    {relations: the target, the log and the change feed that exist, sources: those holding every
+    column the condition names, condition: its SQL, key_columns, changes, runs, runs_columns}. -#}
+{% macro _erasure_plan(op, where, vacuum) %}
+  {%- set n = auto_cdc._names() -%}
+  {%- set found = {'target': op.target} -%}
+  {%- for name in ['log', 'runs', 'changes'] if auto_cdc._exists(op[name]) -%}{%- do found.update({name: op[name]}) -%}{%- endfor -%}
+  {%- set types = auto_cdc._relation_types(found) -%}
+  {%- set columns = types.target.keys() | list -%}
+  {%- for c in (types.get('log') or {}).keys() if c not in columns and not (c | lower).startswith(n.internal_prefix | lower) -%}
+    {%- do columns.append(c) -%}
+  {%- endfor -%}
+  {%- set keys = [] -%}
+  {%- for k in auto_cdc._as_list(op.node.config.get('keys')) or [] -%}{%- do keys.append(auto_cdc._resolve_column(k, columns) or k) -%}{%- endfor -%}
+  {%- set problems = [] -%}
+  {%- if where is none or not (where | string | trim) -%}
+    {%- do problems.append("give `where`, a condition over the model's columns: " ~ (columns | join(', '))) -%}
+    {%- set condition = {'sql': '', 'columns': []} -%}
+  {%- else -%}
+    {%- set condition = auto_cdc._read_condition(where | string, columns) -%}
+    {%- for p in condition.problems -%}{%- do problems.append("where: " ~ p) -%}{%- endfor -%}
+  {%- endif -%}
+  {%- if vacuum is not boolean -%}
+    {%- do problems.append("vacuum: true or false, not '" ~ vacuum ~ "'") -%}
+  {%- elif vacuum and auto_cdc.vacuum_sql([op.target]) is none -%}
+    {%- do problems.append("vacuum: only Postgres rewrites the relations after an erase (docs/operations.md \"Erasing keys\")") -%}
+  {%- endif -%}
+  {%- if problems -%}
+    {%- do exceptions.raise_compiler_error(op.head ~ "cannot erase; nothing was changed:\n  - " ~ (problems | join('\n  - '))) -%}
+  {%- endif -%}
+  {%- set relations, sources = [], [] -%}
+  {%- for name in ['target', 'log', 'changes'] if name in found -%}
+    {%- do relations.append(found[name]) -%}
+    {%- set held = types[name].keys() | list -%}
+    {%- if condition.columns | reject('in', held) | list | length == 0 -%}{%- do sources.append(found[name]) -%}{%- endif -%}
+  {%- endfor -%}
+  {%- set row_key = keys + [n.start_at, n.system_start_at] | select('in', columns) | list -%}
+  {{ return({'relations': relations, 'sources': sources, 'condition': condition.sql, 'key_columns': keys, 'row_key': row_key,
+             'changes': found.get('changes'), 'runs': found.get('runs'), 'runs_columns': (types.get('runs') or {}).keys() | list}) }}
+{% endmacro %}
+
+
+{#- The erase itself, under the lock: the keys the condition selects into a table of their own (the
+    erasure's keys: erasure_keys_relation), then the rows of those keys deleted from the change feed,
+    the erasure's rows added to it, the keys' rows deleted from the log and the target, and the
+    erasure's row in the run log. Returns
+    {erased: how many keys, rows: the rows deleted from each of plan.relations}. -#}
+{% macro _erase(op, plan) %}
+  {%- set keys = auto_cdc._cols(plan.key_columns) -%}
+  {%- set selected = [] -%}
+  {%- for rel in plan.sources -%}
+    {%- do selected.append('select ' ~ keys ~ ' from ' ~ rel ~ ' where ' ~ plan.condition) -%}
+  {%- endfor -%}
+  {%- set not_null = [] -%}
+  {%- for k in plan.key_columns -%}{%- do not_null.append(auto_cdc._q(k) ~ ' is not null') -%}{%- endfor -%}
+  {%- set erased = auto_cdc.erasure_keys_relation(op.target) -%}
+  {%- set create = auto_cdc.create_temp_table_sql(erased, 'select distinct ' ~ keys ~ ' from (\n' ~ (selected | join('\nunion all\n'))
+        ~ '\n) ' ~ auto_cdc._alias('selected') ~ ' where ' ~ (not_null | join(' and '))) -%}
+  {#- the next commit version after every one the run log and the change feed hold (changes.sql) -#}
+  {%- set versions = ['(select coalesce(max(commit_version), 0) from ' ~ plan.runs ~ ')' if plan.runs else '0'] -%}
+  {%- if plan.changes -%}{%- do versions.append('(select coalesce(max(_commit_version), 0) from ' ~ plan.changes ~ ')') -%}{%- endif -%}
+  {%- set next_version = (versions[0] if versions | length == 1 else 'greatest(' ~ (versions | join(', ')) ~ ')') ~ ' + 1' -%}
+  {%- set row = auto_cdc._run_then_query(create, 'select count(*), ' ~ next_version ~ ' from ' ~ erased).rows[0] -%}
+  {%- set found = {'erased': row[0] | int, 'rows': []} -%}
+  {%- if found.erased == 0 -%}
+    {%- for rel in plan.relations -%}{%- do found.rows.append(0) -%}{%- endfor -%}
+    {{ return(found) }}
+  {%- endif -%}
+  {%- set in_erased = '(' ~ keys ~ ') in (select ' ~ keys ~ ' from ' ~ erased ~ ')' -%}
+  {%- set version = row[1] | int -%}
+  {%- for rel in plan.relations | reverse -%}
+    {%- if rel == op.target and plan.changes and auto_cdc.keeps_change_table() -%}
+      {#- the erasure in the change feed: a delete of each target row it erases, carrying only the row's
+          key (SCD2 and bitemporal: with the version's __START_AT and __SYSTEM_START_AT) -#}
+      {%- set row_key = auto_cdc._cols(plan.row_key) -%}
+      {% do auto_cdc._run_sql('insert into ' ~ plan.changes ~ ' (' ~ row_key ~ ', _change_type, _commit_version, _commit_timestamp) select '
+            ~ row_key ~ ", 'delete', " ~ version ~ ", cast('" ~ run_started_at.strftime("%Y-%m-%d %H:%M:%S.%f") ~ "' as "
+            ~ dbt.type_timestamp() ~ ") from " ~ op.target ~ ' where ' ~ in_erased) %}
+    {%- endif -%}
+    {%- do found.rows.insert(0, auto_cdc.delete_where(rel, in_erased)) -%}
+  {%- endfor -%}
+  {%- if plan.runs and auto_cdc.operations_take_run_ids() -%}
+    {% do auto_cdc._run_statements(auto_cdc._operation_run_sql(plan.runs, plan.runs_columns, 'erase_keys', found.rows[0],
+          version if plan.changes else none)) %}
+  {%- endif -%}
+  {% do auto_cdc.drop_erasure_keys(erased) %}
+  {{ return(found) }}
+{% endmacro %}
+
 
 {#- A target no one but the model's runs had changed since the last run's version (unedited_target_version,
     on an engine that keeps a history of the table's commits) still holds, after the erase, what its log

@@ -146,9 +146,10 @@ def test_erase_keys_waits_for_a_run_of_the_model_and_is_not_undone(project):
     project.insert("feed", COLS, [(1, 5, "U", "a5"), (3, 4, "U", "c4")])
     with HeldRun(project) as run:
         erase, out = operation_waits_for(run, "the erase", "auto_cdc.erase_keys", "--args", '{model: t, where: "id = 2"}')
-    assert erase.returncode == 0 and "erased t: 1 row(s), t__auto_cdc_log: 2 row(s)" in out, out[-3000:]
-    for name in ["t", "t__auto_cdc_log", "t__auto_cdc_changes"]:
+    assert erase.returncode == 0 and "1 key(s) erased from t: 1 row(s), t__auto_cdc_log: 2 row(s)" in out, out[-3000:]
+    for name in ["t", "t__auto_cdc_log"]:
         assert [r for r in project.rows(name) if r["id"] == 2] == []
+    assert [(r["_change_type"], r["a"]) for r in project.rows("t__auto_cdc_changes") if r["id"] == 2] == [("delete", None)]
     project.run("t")
     assert target_rows(project, "t", HISTORY) == [(1, "a", 1, 2), (1, "a2", 2, 5), (1, "a5", 5, None),
                                                   (3, "c", 1, 4), (3, "c4", 4, None)]
@@ -291,13 +292,16 @@ def test_commit_versions_keep_increasing_after_the_latest_commit_is_erased(proje
     # every row of commit 2 belongs to key 2: erase it (from the source too)
     project.execute(f"delete from {project.relation('feed')} where id = 2")
     project.dbt("run-operation", "auto_cdc.erase_keys", "--args", '{model: t, where: "id = 2"}')
-    assert sorted({r["_commit_version"] for r in project.rows("t__auto_cdc_changes")}) == [1]
+    # commit 2 is gone; the erasure is commit 3, a delete carrying only the key
+    changes = project.rows("t__auto_cdc_changes")
+    assert sorted((r["id"], r["_change_type"], r["_commit_version"], r["a"]) for r in changes) == [
+        (1, "insert", 1, "a"), (2, "delete", 3, None)]
     project.insert("feed", COLS, [(3, 1, "U", "c")])
     project.run()
     changes = project.rows("t__auto_cdc_changes")
-    assert sorted((r["id"], r["_commit_version"]) for r in changes) == [(1, 1), (3, 3)]
+    assert sorted((r["id"], r["_commit_version"]) for r in changes) == [(1, 1), (2, 3), (3, 4)]
     runs = sorted(project.rows("t__auto_cdc_runs"), key=lambda r: r["run_id"])
-    assert [r["commit_version"] for r in runs] == [1, 2, 3]
+    assert [r["commit_version"] for r in runs] == [1, 2, 3, 4]
 
 
 # -- names ------------------------------------------------------------------------------------------
