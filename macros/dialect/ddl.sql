@@ -32,6 +32,22 @@
 {% endmacro %}
 
 
+{#- The longest identifier the engine keeps, in bytes of UTF-8, or none (no limit the package knows):
+    a longer target name fails the run (check_identifier_length). -#}
+{% macro max_identifier_bytes() %}
+  {{ return(adapter.dispatch('max_identifier_bytes', 'auto_cdc')()) }}
+{% endmacro %}
+
+{% macro default__max_identifier_bytes() %}
+  {{ return(none) }}
+{% endmacro %}
+
+{#- Postgres: NAMEDATALEN - 1 (63 in every build but a custom one); a longer name is cut, not refused. -#}
+{% macro postgres__max_identifier_bytes() %}
+  {{ return(63) }}
+{% endmacro %}
+
+
 {% macro create_temp_table_sql(relation, sql) %}
   {{ return(adapter.dispatch('create_temp_table_sql', 'auto_cdc')(relation, sql)) }}
 {% endmacro %}

@@ -49,14 +49,18 @@ def test_a_missing_bookkeeping_relation_fails_the_run_and_keeps_the_history(proj
     assert target_rows(project, "t", HISTORY) == [(3, "c", 1, 2), (3, "c2", 2, None)]
 
 
-def test_bookkeeping_without_a_recorded_run_holds_no_history_and_is_rebuilt(project):
-    """What a first run that stopped before its commit leaves on an engine without transactions (Spark)."""
+def test_an_emptied_run_log_beside_a_dropped_target_fails_the_run_as_a_dropped_one_does(project):
+    """A run's relations commit together on DuckDB and Postgres, so an empty run log beside a log is no first
+    run stopped part way (as on Spark, docs/spark.md) but an emptied one: the run does not rebuild from a
+    source that no longer holds key 2's delete."""
     built(project)
     project.execute(f"delete from {project.relation('t__auto_cdc_runs')}")
     project.execute(f"drop view {project.relation('v')}")
     project.execute(f"drop table {project.relation('t')}")
-    project.run("t")
-    assert target_rows(project, "t", HISTORY) == [(3, "c", 1, 2), (3, "c2", 2, None)]
+    result = project.run("t", check=False)
+    out = " ".join(result.output.split())
+    assert not result.ok and '."t" is missing while its event log' in out and "nothing was changed" in out, out[-3000:]
+    assert len(project.rows("t__auto_cdc_log")) == 5
 
 
 def test_allow_full_refresh_false_refuses_a_full_refresh(project):
@@ -318,6 +322,69 @@ def test_long_non_ascii_model_names_fit_the_identifier_limit_in_bytes(project, n
     for suffix in ["log_suffix", "runs_suffix", "changes_suffix"]:
         assert project.exists(side_identifier(name, NAMES[suffix]))
     assert len(project.rows(side_identifier(name, NAMES["runs_suffix"]))) == 2
+
+
+@pytest.mark.parametrize("length", [41, 61])
+def test_a_target_name_past_the_identifier_limit_in_bytes_fails_before_anything_is_created(project, length):
+    """Reproduction: a model named with 41-61 Cyrillic characters (82-122 bytes) was cut by Postgres to 63
+    bytes, and every later run failed. DuckDB keeps such a name whole."""
+    name = ("журнал_заказов_" * 5)[:length]
+    project.table("feed", FEED, EVENTS)
+    project.feed_model(name, "feed", **BASE)
+    if project.engine == "duckdb":
+        project.run()
+        project.run()
+        assert target_rows(project, name, HISTORY) == EXPECTED
+        return
+    for _ in range(2):  # the first run, and the next, alike: nothing was left behind
+        result = project.run(check=False)
+        out = " ".join(result.output.split())
+        assert not result.ok and f"the target's name '{name}' is {len(name.encode())} bytes of UTF-8, more than the engine's " \
+            "identifier limit of 63 bytes" in out and "Nothing was created" in out, out[-3000:]
+    assert project.fetch(f"select count(*) from pg_class c join pg_namespace s on s.oid = c.relnamespace "
+                         f"where s.nspname = '{project.schema}' and c.relname <> 'feed'")[0][0] == 0
+    # an alias within the limit
+    project.feed_model(name, "feed", **BASE, alias=name[:20])
+    project.run()
+    assert target_rows(project, name[:20], HISTORY) == EXPECTED
+
+
+# -- emptied bookkeeping ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("emptied", ["t__auto_cdc_runs", "t__auto_cdc_log"])
+def test_an_emptied_run_log_or_event_log_fails_the_run_as_a_dropped_one_does(project, emptied):
+    """Reproduction: an emptied event log went unnoticed (on DuckDB a deleted key came back)."""
+    built(project)
+    project.execute(f"delete from {project.relation(emptied)}")
+    before = {name: sorted(map(repr, project.rows(name))) for name in ["t", "t__auto_cdc_log", "t__auto_cdc_runs"]}
+    result = project.run("t", check=False)
+    out = " ".join(result.output.split())
+    what = "run log" if emptied.endswith("runs") else "event log"
+    assert not result.ok and f"auto_cdc model 't': its {what} is empty while its" in out and "nothing was changed" in out, out[-3000:]
+    assert "--full-refresh" in out
+    assert {name: sorted(map(repr, project.rows(name))) for name in before} == before
+    project.run("t", full_refresh=True)
+    assert target_rows(project, "t", HISTORY) == [(3, "c", 1, 2), (3, "c2", 2, None)]
+
+
+def test_a_log_emptied_by_compact_or_erase_keys_is_no_emptied_log(project):
+    """A compaction removes every event of keys that ended in a delete, and an erase every event of its
+    keys: an empty log after either is the model's state, and runs go on."""
+    scd1 = dict(BASE, stored_as_scd_type=1)
+    project.table("feed", FEED, [(1, 1, "U", "a"), (1, 2, "D", None)])
+    project.table("feed2", FEED, [(1, 1, "U", "a")])
+    project.feed_model("t", "feed", **scd1)
+    project.feed_model("u", "feed2", **scd1)
+    project.run()
+    project.dbt("run-operation", "auto_cdc.compact", "--args", "{model: t, older_than: 2}")
+    project.dbt("run-operation", "auto_cdc.erase_keys", "--args", "{model: u, where: 'id = 1'}")
+    assert project.rows("t__auto_cdc_log") == project.rows("u__auto_cdc_log") == []
+    project.execute(f"delete from {project.relation('feed2')}")
+    project.run()
+    project.insert("feed", COLS, [(2, 3, "U", "b")])
+    project.insert("feed2", COLS, [(2, 3, "U", "b")])
+    project.run()
+    assert target_rows(project, "t", ["id", "a"]) == target_rows(project, "u", ["id", "a"]) == [(2, "b")]
 
 
 # -- text sequences ---------------------------------------------------------------------------------
