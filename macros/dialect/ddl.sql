@@ -338,3 +338,41 @@ alter table {{ relation }} add columns ({{ auto_cdc._q(column) }} {{ type }})
 {#- DuckDB has no roles or grants. -#}
 {% macro duckdb__revoke_grants(relation, grant_config) %}
 {% endmacro %}
+
+
+{#- Give `relation` exactly the grants of `grant_config` (a grants dict; `{}`: none): revoke what the
+    owner granted beyond them, grant what is missing. dbt's apply_grants does nothing for an empty
+    dict; change_data_feed_grants: {} must take every reader off the change feed. -#}
+{% macro apply_exact_grants(relation, grant_config) %}
+  {{ return(adapter.dispatch('apply_exact_grants', 'auto_cdc')(relation, grant_config)) }}
+{% endmacro %}
+
+{% macro default__apply_exact_grants(relation, grant_config) %}
+  {%- set current = adapter.standardize_grants_dict(auto_cdc._query(get_show_grant_sql(relation))) -%}
+  {%- set statements = get_dcl_statement_list(relation, diff_of_two_dicts(current, grant_config), get_revoke_sql)
+        + get_dcl_statement_list(relation, diff_of_two_dicts(grant_config, current), get_grant_sql) -%}
+  {%- if statements -%}{% do call_dcl_statements(statements) %}{%- endif -%}
+{% endmacro %}
+
+{#- DuckDB has no roles or grants. -#}
+{% macro duckdb__apply_exact_grants(relation, grant_config) %}
+{% endmacro %}
+
+
+{#- With no log_grants, on an incremental run: take from the event log and the run log (`logs`) the
+    grants a reader may still hold there. -#}
+{% macro revoke_log_grants(logs, grant_config) %}
+  {{ return(adapter.dispatch('revoke_log_grants', 'auto_cdc')(logs, grant_config)) }}
+{% endmacro %}
+
+{#- The grantees of the target's `grants`, which earlier versions of the package gave the logs too
+    (revoking a privilege not held changes nothing; DuckDB: revoke_grants does nothing). -#}
+{% macro default__revoke_log_grants(logs, grant_config) %}
+  {%- for relation in logs if grant_config -%}{% do auto_cdc.revoke_grants(relation, grant_config) %}{%- endfor -%}
+{% endmacro %}
+
+{#- Postgres: already done, in the run's first round trip: the model's lock statement revoked every
+    privilege the owner had granted on the logs (_pg_revoke_log_grants_sql, locking.sql), whoever holds
+    it, a grantee of an earlier log_grants included. -#}
+{% macro postgres__revoke_log_grants(logs, grant_config) %}
+{% endmacro %}

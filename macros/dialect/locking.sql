@@ -139,6 +139,26 @@ end $auto_cdc$
   {{ return(settings) }}
 {% endmacro %}
 
+{#- Postgres: every privilege on the model's event log and run log that the current role granted to
+    another, revoked (what dbt's apply_grants revokes when a grants config no longer lists it). Nothing
+    when there is none, or no log yet. -#}
+{% macro _pg_revoke_log_grants_sql(relation) %}
+  {%- set n = auto_cdc._names() -%}
+  {%- set oids = [] -%}
+  {%- for suffix in [n.log_suffix, n.runs_suffix] -%}
+    {%- do oids.append("to_regclass('" ~ (auto_cdc._side_relation(relation, suffix).render() | replace("'", "''")) ~ "')") -%}
+  {%- endfor -%}
+  {%- set sql -%}
+do $auto_cdc$ declare r record; begin
+  for r in select distinct c.oid::regclass::text as rel, a.grantee from pg_class c cross join lateral aclexplode(c.relacl) a
+           where c.oid in ({{ oids | join(', ') }}) and a.grantor = current_role::regrole and a.grantee <> a.grantor loop
+    execute format('revoke all on %s from %s', r.rel, case when r.grantee = 0 then 'public' else quote_ident(pg_get_userbyid(r.grantee)) end);
+  end loop;
+end $auto_cdc$
+  {%- endset -%}
+  {{ return(sql) }}
+{% endmacro %}
+
 {#- Postgres: the model's advisory lock key, from the target's name. -#}
 {% macro _pg_lock_key(relation) %}
   {{ return("hashtext('auto_cdc'), hashtext('" ~ (relation.render() | replace("'", "''")) ~ "')") }}
@@ -286,14 +306,16 @@ end $auto_cdc$
   {#- one round trip when the lock is free: the settings and the lock (take_model_lock), the target's
       lock (a hand edit of the target waits for this run's commit: locking.sql), and the lookup -#}
   {%- set try_lock = auto_cdc._pg_try_lock_sql(relation, config.get('lock_timeout', '1h'), config.get('statement_timeout')) -%}
-  {%- set table = auto_cdc._run_then_query(try_lock ~ ';\n' ~ auto_cdc._lock_target_sql(relation, model.name, "current_setting('auto_cdc.locked') = 'on'"),
-        "select current_setting('auto_cdc.locked'), l.relname, l.relkind from (select 1 as one) o left join (" ~ lookup ~ ") l on true") -%}
+  {#- with no log_grants, the logs' grants revoked in the same round trip (grants.sql) -#}
+  {%- set revoke = '' if config.get('log_grants') else ';\n' ~ auto_cdc._pg_revoke_log_grants_sql(relation) -%}
+  {%- set table = auto_cdc._run_then_query(try_lock ~ ';\n' ~ auto_cdc._lock_target_sql(relation, model.name, "current_setting('auto_cdc.locked') = 'on'")
+        ~ revoke, "select current_setting('auto_cdc.locked'), l.relname, l.relkind from (select 1 as one) o left join (" ~ lookup ~ ") l on true") -%}
   {%- set rows = [] -%}
   {%- if table.rows[0][0] == 'on' -%}
     {%- for row in table.rows if row[1] is not none -%}{%- do rows.append([row[1], row[2]]) -%}{%- endfor -%}
   {%- else -%}
     {%- for row in auto_cdc._run_then_query(auto_cdc._pg_wait_for_model_lock_sql(relation, model.name) ~ ';\n'
-          ~ auto_cdc._lock_target_sql(relation, model.name), lookup).rows -%}
+          ~ auto_cdc._lock_target_sql(relation, model.name) ~ revoke, lookup).rows -%}
       {%- do rows.append([row[0], row[1]]) -%}
     {%- endfor -%}
   {%- endif -%}

@@ -246,7 +246,7 @@ def test_postgres_run_turns_jit_off_for_its_own_transaction_only(project):
 
 # -- who can read what ------------------------------------------------------------------------------
 
-def test_grants_reach_the_target_and_its_change_feed_not_its_logs(project):
+def test_grants_reach_the_target_and_its_change_feed_and_log_grants_the_logs_until_removed(project):
     postgres_only(project)
     import psycopg2
     project.execute("do $$ begin create role auto_cdc_trust_reader login password 'r'; "
@@ -280,6 +280,19 @@ def test_grants_reach_the_target_and_its_change_feed_not_its_logs(project):
             for name in ["t__auto_cdc_log", "t__auto_cdc_runs"]:
                 cur.execute(f"select count(*) from {project.relation(name)}")
                 assert cur.fetchone()[0] > 0
+        # reproduction: log_grants removed from the config, the reader kept SELECT on the logs; and the
+        # change feed's readers follow change_data_feed_grants (`{}`: its owner only)
+        project.feed_model("t", "feed", **BASE, change_data_feed=True, grants={"select": ["auto_cdc_trust_reader"]},
+                           change_data_feed_grants={})
+        project.run()
+        for name, readable in [("t", True), ("t__auto_cdc_log", False), ("t__auto_cdc_runs", False), ("t__auto_cdc_changes", False)]:
+            assert project.fetch("select has_table_privilege('auto_cdc_trust_reader', "
+                                 f"'{project.relation(name)}', 'select')")[0][0] == readable, name
+        project.feed_model("t", "feed", **BASE, change_data_feed=True, change_data_feed_grants={"select": ["auto_cdc_trust_reader"]})
+        project.run()
+        with reader.cursor() as cur:
+            cur.execute(f"select count(*) from {project.relation('t__auto_cdc_changes')}")
+            assert cur.fetchone()[0] > 0
     finally:
         reader.close()
 
