@@ -73,9 +73,12 @@ analyze {{ relation }}
 
 {#- Spark: a parquet table beside the target (a temp view is a query, re-evaluated at every read). On
     Delta runs the replayed keys' history is a Delta table: a run deletes the history of hand-edited
-    keys from it. -#}
+    keys from it. An erasure's keys (erase_keys, on Delta only) are a Delta table too: a killed erase
+    leaves them whole or not at all, for the next writer to finish it from. -#}
 {% macro spark__create_temp_table_sql(relation, sql) %}
-  {%- set takes_deletes = relation.identifier.endswith(auto_cdc._names().history_suffix) and auto_cdc._spark_format() == 'delta' -%}
+  {%- set n = auto_cdc._names() -%}
+  {%- set takes_deletes = relation.identifier.endswith(n.erased_suffix)
+        or (relation.identifier.endswith(n.history_suffix) and auto_cdc._spark_format() == 'delta') -%}
 create table {{ relation }} using {{ 'delta' if takes_deletes else 'parquet' }} as
 {{ sql }}
 {% endmacro %}

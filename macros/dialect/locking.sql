@@ -277,12 +277,15 @@ end $auto_cdc$
 {% macro spark__lock_model(relation) %}
   {%- set held = auto_cdc.take_model_lock(relation, model.name, config.get('lock_timeout', '1h'), none) -%}
   {%- set relations = auto_cdc._model_tables(relation) -%}
-  {%- set names = [] -%}
+  {#- the same listing finds an erase a killed writer left part done (repair_killed_operation) -#}
+  {%- set erased = auto_cdc._side_relation(relation, auto_cdc._names().erased_suffix) -%}
+  {%- set names = [erased.identifier | lower] -%}
   {%- for rel in relations -%}{%- do names.append(rel.identifier | lower) -%}{%- endfor -%}
   {%- set found = [] -%}
   {%- for row in auto_cdc._query('show tables in ' ~ relation.schema ~ " like '" ~ (names | join('|')) ~ "'").rows if not row[2] -%}
     {%- do found.append(row[1] | lower) -%}
   {%- endfor -%}
+  {%- if names[0] in found -%}{% do auto_cdc._spark_finish_erase(relation, erased) %}{%- endif -%}
   {%- set changed = [] -%}
   {%- for rel in relations if (load_cached_relation(rel) is not none) != (rel.identifier | lower in found) -%}
     {%- do changed.append(rel ~ (' (created)' if rel.identifier | lower in found else ' (dropped)')) -%}

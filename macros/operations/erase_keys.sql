@@ -120,21 +120,21 @@
             ~ row_key ~ ", 'delete', " ~ version ~ ", cast('" ~ run_started_at.strftime("%Y-%m-%d %H:%M:%S.%f") ~ "' as "
             ~ dbt.type_timestamp() ~ ") from " ~ op.target ~ ' where ' ~ in_erased) %}
     {%- endif -%}
-    {%- do found.rows.insert(0, auto_cdc.delete_where(rel, in_erased)) -%}
+    {%- do found.rows.insert(0, auto_cdc.delete_keys(rel, erased, plan.key_columns)) -%}
   {%- endfor -%}
   {%- if plan.runs and auto_cdc.operations_take_run_ids() -%}
     {% do auto_cdc._run_statements(auto_cdc._operation_run_sql(plan.runs, plan.runs_columns, 'erase_keys', found.rows[0],
           version if plan.changes else none)) %}
   {%- endif -%}
-  {% do auto_cdc.drop_erasure_keys(erased) %}
+  {% do auto_cdc.drop_erasure_keys(op.target, erased) %}
   {{ return(found) }}
 {% endmacro %}
 
 
 {#- A target no one but the model's runs had changed since the last run's version (unedited_target_version,
     on an engine that keeps a history of the table's commits) still holds, after the erase, what its log
-    yields: the erase took the keys from both. Where the erase's DELETE (`deleted`: it removed rows, by
-    the count delete_where returns, on Delta the DELETE's own) is the only commit since that changes
+    yields: the erase took the keys from both. Where the erase's delete (`deleted`: it removed rows, by
+    the count delete_keys returns, on Delta the MERGE's own) is the only commit since that changes
     rows, the last run's row in the run log takes the target's new version, and the next run still skips
     comparing the target with the log. Otherwise the row is left as it is, and the next run finds the
     erase's commit, or anyone else's, and compares. -#}
