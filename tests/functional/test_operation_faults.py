@@ -67,14 +67,7 @@ def killed_at(project, op: str, args: dict, k: int) -> str:
         return "completed"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    if project.engine == "postgres":
-        project.execute("select pg_terminate_backend(pid) from pg_stat_activity "
-                        "where pid <> pg_backend_pid() and datname = current_database() and query like '%pg_sleep(3600)%'")
-        for _ in range(200):
-            if not project.fetch("select count(*) from pg_stat_activity where pid <> pg_backend_pid() "
-                                 "and datname = current_database() and application_name = 'dbt'")[0][0]:
-                break
-            time.sleep(0.1)
+    faults.end_stalled_sessions(project)
     return "killed"
 
 
@@ -107,7 +100,7 @@ def install(project, case, **extra) -> None:
 
 
 def test_failed_and_killed_operations_change_nothing_and_the_runs_after_them_follow_the_reference(project):
-    faults.install(project, both=True)
+    faults.install(project, raising=True)
     rng = random.Random(int(os.environ.get("AUTO_CDC_FAULT_SEED", "10")))
     erased_cases = [dataclasses.replace(c, name=f"e{i}") for i, c in
                     enumerate(generate(lambda i: cases(i, scd=[1, 2][i % 2], partial=None), count=2, salt=41))]

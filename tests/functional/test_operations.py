@@ -166,6 +166,25 @@ def kill(proc):
     proc.wait()
 
 
+def killed_while_it_waits(project, locked, *args, while_waiting=lambda: None):
+    """Start a run-operation (`args`) while another session locks the relation `locked` against writes; once
+    the operation waits for that lock, call while_waiting(), then kill the operation (SIGKILL) and wait for
+    its server session to end by itself (client_connection_check_interval), the other session still holding
+    the lock."""
+    other = pg_session(project)
+    try:
+        with other.cursor() as cur:
+            cur.execute(f"lock table {project.relation(locked)} in exclusive mode")
+            proc = project.start("run-operation", *args)
+            wait_for(waiting_for_a_lock(project), f"the operation waits for {locked}", proc)
+            while_waiting()
+            kill(proc)
+        wait_for(lambda: dbt_sessions(project) == 0, "the killed operation's server session ends", timeout=60)
+    finally:
+        other.rollback()
+        other.close()
+
+
 @pytest.mark.dbt_subprocess  # dbt is killed
 def test_an_erase_killed_while_it_waits_changes_nothing_and_is_never_seen_part_way(project):
     """Reproduction: the erase waits on the log (another session locks it against writes) after it has
@@ -174,18 +193,11 @@ def test_an_erase_killed_while_it_waits_changes_nothing_and_is_never_seen_part_w
     postgres_only(project)
     built(project)
     before = state(project)
-    other = pg_session(project)
-    try:
-        with other.cursor() as cur:
-            cur.execute(f"lock table {project.relation('t__auto_cdc_log')} in exclusive mode")
-            proc = project.start("run-operation", "auto_cdc.erase_keys", "--args", "{model: t, where: 'id = 2'}")
-            wait_for(waiting_for_a_lock(project), "the erase waits for the log", proc)
-            assert key_rows(project, 2) == (1, 2, 1)  # nothing seen part way
-            kill(proc)
-        wait_for(lambda: dbt_sessions(project) == 0, "the killed erase's server session ends", timeout=60)
-    finally:
-        other.rollback()
-        other.close()
+
+    def nothing_seen_part_way():
+        assert key_rows(project, 2) == (1, 2, 1)
+    killed_while_it_waits(project, "t__auto_cdc_log", "auto_cdc.erase_keys", "--args", "{model: t, where: 'id = 2'}",
+                          while_waiting=nothing_seen_part_way)
     assert state(project) == before
     # and the erase goes through once nothing is in its way
     erase(project, "t", where="id = 2")
@@ -202,17 +214,7 @@ def test_a_compaction_killed_while_it_waits_changes_nothing_and_later_runs_follo
     project.feed_model("t", "feed", **COMPACT_BASE)
     project.run()
     before = state(project)
-    other = pg_session(project)
-    try:
-        with other.cursor() as cur:
-            cur.execute(f"lock table {project.relation('t__auto_cdc_runs')} in exclusive mode")
-            proc = project.start("run-operation", "auto_cdc.compact", "--args", "{model: t, older_than: 5}")
-            wait_for(waiting_for_a_lock(project), "the compaction waits for the run log", proc)
-            kill(proc)
-        wait_for(lambda: dbt_sessions(project) == 0, "the killed compaction's server session ends", timeout=60)
-    finally:
-        other.rollback()
-        other.close()
+    killed_while_it_waits(project, "t__auto_cdc_runs", "auto_cdc.compact", "--args", "{model: t, older_than: 5}")
     assert state(project) == before
     # a late update of key 1 below its delete (at 4), and below where the compaction would have put the
     # horizon: the tombstone the compaction would have removed keeps it out
