@@ -1,7 +1,7 @@
 {#-
   compact: bound a model's state. Removes the events and tombstones at or below a sequence value
   (the retention horizon) that can no longer change the target, and records the horizon in the run
-  log, in one transaction, holding the model's lock (locking.sql) like a run.
+  log: a writer like a run (writer.sql), in one transaction under the model's lock (locking.sql).
 
     dbt run-operation auto_cdc.compact --args '{model: customers, older_than: 1000}'
 
