@@ -41,6 +41,7 @@ NAMES = {
     "bucket": "__auto_cdc_bucket",
     "rewrite_suffix": "__auto_cdc_rewrite",
     "lock_suffix": "__auto_cdc_lock",
+    "erased_suffix": "__auto_cdc_erased",
     "upsert": "upsert",
     "delete": "delete",
     "truncate": "truncate",

@@ -43,6 +43,7 @@
     'bucket': '__auto_cdc_bucket',
     'rewrite_suffix': '__auto_cdc_rewrite',
     'lock_suffix': '__auto_cdc_lock',
+    'erased_suffix': '__auto_cdc_erased',
     'upsert': 'upsert',
     'delete': 'delete',
     'truncate': 'truncate',

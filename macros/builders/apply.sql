@@ -57,11 +57,15 @@
                    '(select count(*) from ' ~ temp.new ~ ' where ' ~ auto_cdc._q(n.op) ~ " = '" ~ n.truncate ~ "')"] -%}
   {%- set killed_events = auto_cdc.killed_run_events_sql(args, known.get('next_run')) -%}
   {%- set facts = facts + ([killed_events] if killed_events else []) -%}
+  {#- an emptied run log or event log, found in the same query (guards.sql) -#}
+  {%- set emptied = auto_cdc.emptied_bookkeeping_sql(args) if incremental else none -%}
+  {%- set facts = facts + ([emptied] if emptied else []) -%}
   {%- if incremental and args.plan.check_feed -%}
     {%- set row = auto_cdc._check_feed(args, args.logged, facts, create_new) -%}
   {%- else -%}
     {%- set row = auto_cdc._run_then_query(create_new, auto_cdc.one_partition_reads(args, 'select ' ~ (facts | join(', ')))).rows[0] -%}
   {%- endif -%}
+  {% do auto_cdc.check_emptied_bookkeeping(row[facts | length - 1] if emptied else none) %}
   {%- set run_id = row[0] | int -%}
   {%- set has_edits = (row[1] | int) > 0 -%}
   {#- this run's id, how many new events it has, whether they hold a truncate (it touches every key: no

@@ -236,6 +236,24 @@ where {{ l }}.{{ op }} = '{{ n.truncate }}' or {{ k }}.{{ auto_cdc._q(keys[0]) }
 {% endmacro %}
 
 
+{#- Whether a run's target, event log and run log commit together (its transaction): then an empty run
+    log beside the other relations, or an empty event log beside a run log that recorded events, was
+    emptied by hand (guards.sql). -#}
+{% macro bookkeeping_commits_together() %}
+  {{ return(adapter.dispatch('bookkeeping_commits_together', 'auto_cdc')()) }}
+{% endmacro %}
+
+{% macro default__bookkeeping_commits_together() %}
+  {{ return(true) }}
+{% endmacro %}
+
+{#- Spark: each statement commits on its own; a first run killed before its row in the run log leaves
+    the other relations, with no history to lose (the next run starts over). -#}
+{% macro spark__bookkeeping_commits_together() %}
+  {{ return(false) }}
+{% endmacro %}
+
+
 {#- Can an INSERT return the rows it inserted (INSERT ... RETURNING)? -#}
 {% macro insert_returns_rows() %}
   {{ return(adapter.dispatch('insert_returns_rows', 'auto_cdc')()) }}

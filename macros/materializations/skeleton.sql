@@ -34,7 +34,7 @@
 
   -- the event log and the run log, then the apply (macros/builders/apply.sql)
   {% do auto_cdc._apply_batch(args, incremental, [existing_relation] + rel.existing) %}
-  {% do auto_cdc._fault_point(last=true) %}
+  {% do auto_cdc.writer_done() %}
 
   {% do auto_cdc._drop_temp_relations(rel.temp) %}
   {% do auto_cdc._apply_grants([target_relation] + rel.bookkeeping, grant_config,
@@ -42,9 +42,8 @@
   {% do persist_docs(target_relation, model) %}
 
   {{ run_hooks(post_hooks, inside_transaction=True) }}
-  -- `COMMIT` happens here
-  {{ adapter.commit() }}
-  {% do auto_cdc.release_model_lock(held_lock) %}
+  -- `COMMIT` happens here, then the lock's release (writer.sql)
+  {% do auto_cdc.writer_commit(held_lock) %}
   {{ run_hooks(post_hooks, inside_transaction=False) }}
 
   {#- every relation the run created goes into dbt's cache, so later models of the run see them -#}

@@ -39,6 +39,8 @@ import dataclasses
 import json
 import os
 import random
+import re
+import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from decimal import Decimal
@@ -48,6 +50,7 @@ import pytest
 from auto_cdc_testkit import faults, fixtures as fx, reference as ref
 from auto_cdc_testkit.cases import Case, draw_example
 from auto_cdc_testkit.harness import Project, ordered, sorted_rows, target_rows
+from auto_cdc_testkit.statements import events as statement_events
 from auto_cdc_testkit.testing import delta
 
 from conftest import ENGINES
@@ -460,7 +463,7 @@ def check_wide_batch(p: Project) -> list[str]:
 def check_erase(p: Project) -> list[str]:
     """After the last run: erase keys 1 and 3 of `er` (SCD2 with a hand edit of key 3 folded in)."""
     result = p.dbt("run-operation", "auto_cdc.erase_keys", "--args", "{model: er, where: 'id in (1, 3)'}", check=False)
-    if not result.ok or "erased er: 3 row(s), er__auto_cdc_log: 6 row(s)" not in result.output:
+    if not result.ok or "2 key(s) erased from er: 3 row(s), er__auto_cdc_log: 6 row(s)" not in result.output:
         return [f"erase_keys on Delta: {result.output[-3000:]}"]
     return [f"{name} after erase_keys holds keys {sorted({r['id'] for r in p.rows(name)})}, expected [2]"
             for name in ("er", "er__auto_cdc_log") if {r["id"] for r in p.rows(name)} != {2}]
@@ -483,7 +486,7 @@ def check_erase_unedited(p: Project) -> list[str]:
                 max(int(r["version"]) for r in got["history"]), sorted_rows(got["eu"], DML_SCD2_COLS))
     before, _, _ = read()
     result = p.dbt("run-operation", "auto_cdc.erase_keys", "--args", "{model: eu, where: 'id in (1, 2)'}", check=False)
-    if not result.ok or "erased eu: 3 row(s), eu__auto_cdc_log: 3 row(s)" not in result.output:
+    if not result.ok or "2 key(s) erased from eu: 3 row(s), eu__auto_cdc_log: 3 row(s)" not in result.output:
         return [f"erase_keys on eu: {result.output[-3000:]}"]
     erased, latest, _ = read()
     failures = []
@@ -678,6 +681,74 @@ def test_a_run_failed_right_after_its_log_append_is_completed_by_the_next_run(fi
         runs = sorted((r["run_id"], r["target_version"]) for r in p.rows(merged.name + "__auto_cdc_runs"))
         assert [run for run, _ in runs] == [1, 2] and all(version is not None for _, version in runs), \
             f"(run, target version) of the model whose run failed after its MERGE: {runs}"
+
+
+def _operation_statements(log) -> dict[int, str]:
+    """Statement number -> its SQL, of the last run-operation counted in a JSON debug log (as
+    faults.numbered_statements does for a run's model, whose SQL carries its node)."""
+    out, last_sql = {}, None
+    for event in statement_events(log):
+        info, data = event.get("info", {}), event.get("data", {})
+        if info.get("name") == "SQLQuery":
+            last_sql = " ".join((data.get("sql") or "").split())
+        elif (found := re.fullmatch(r"auto_cdc statement erase_keys (\d+)", (info.get("msg") or "").strip())) is not None:
+            out[int(found.group(1))] = last_sql
+    return out
+
+
+def test_an_erase_failed_part_way_on_delta_is_finished_by_the_next_writer(spark_cluster, tmp_path_factory):
+    """No transaction holds an erase together on Spark: its keys go into a Delta table first, which its
+    last statement drops, and a writer that finds such a table (a run, or the next erase: the
+    lease-and-repair rule of runs) deletes those keys' rows from the log and the target and drops it.
+    An erase failed part way is followed
+    by a run: the keys are then gone from the target and the log, or, failed before the key table, all
+    there; the failed erase's lease lapses (lock_timeout 1s) and the run takes it over. Failed after: the
+    statement before the key table, the key table's creation, each MERGE that deletes (the log's, the
+    target's), and (the erase that counts the statements) its last statement. A killed run's tables beside
+    the target are dropped with the erase.
+    Then the target equals the reference."""
+    assert spark_cluster.has_delta, "no Delta Lake jars: AUTO_CDC_ENGINES=spark bash scripts/bootstrap.sh fetches them"
+    p = Project(tmp_path_factory.mktemp("spark_delta_erase"), "spark", spark_conf=spark_cluster.spark_conf(), in_process=True)
+    faults.install(p, raising=True)
+    feed = DML_FEED + [("loaded", "integer")]
+    keys = list(range(1, 10))
+    # loaded: each key's own, so that the runs re-read only the last key's events (the cursor's), and none of
+    # an erased key's (the feed, a parquet table, keeps them)
+    p.table("feed", feed, [(k, 1, "U", f"n{k}", "x", k) for k in keys] + [(k, 2, "U", f"m{k}", "y", k) for k in keys[::2]])
+    p.feed_model("t", "feed", **dict(DML_CFG, except_column_list=["op", "seq", "loaded"]), stored_as_scd_type=2,
+                 cursor_column="loaded", lock_timeout="1s")
+    p.run()
+    p.execute(f"create table {p.relation('t__auto_cdc_batch')} using parquet as select 1 as id")  # a killed run's
+    p.fetch(f"select count(*) from {p.relation('t__auto_cdc_batch')}")  # (runs the queued statement)
+    erase = lambda key, plan=None, check=True: p.dbt(  # noqa: E731
+        "run-operation", "auto_cdc.erase_keys", "--args", f"{{model: t, where: 'id = {key}'}}", "--log-format-file", "json",
+        "--log-level-file", "debug", check=check, env={faults.PLAN_ENV: json.dumps(plan)} if plan else None)
+    # key 1: erased whole, its statements counted (it fails after its last one: a lease left, nothing else)
+    counted = erase(1, {"__count__": True, "erase_keys": 10 ** 6}, check=False)
+    assert "auto_cdc fault point: failing after statement" in counted.output and "(its last)" in counted.output, counted.output[-3000:]
+    statements = _operation_statements(p.path / "logs" / "dbt.log")
+    created = [k for k, sql in statements.items() if sql and "t__auto_cdc_erased using delta as" in sql]
+    assert len(created) == 1, statements
+    assert _tables(p, "t__auto_cdc_erased") == [] and _tables(p, "t__auto_cdc_batch") == []
+    # before the key table, right after it, and after each MERGE that deletes (after its last statement: key 1)
+    merges = [k for k, sql in statements.items() if sql and "merge into" in sql and "when matched then delete" in sql]
+    assert len(merges) == 2, statements
+    points = [created[0] - 1, created[0], *merges]
+    left = set(keys) - {1}
+    time.sleep(1)  # the counted erase's lease lapses
+    for key, k in zip(keys[1:], points):
+        failed = erase(key, {"erase_keys": k}, check=False)
+        assert f"auto_cdc fault point: failing after statement {k}" in failed.output, failed.output[-3000:]
+        time.sleep(1)  # its lease lapses: the run takes it over
+        p.run()
+        present = (any(r["id"] == key for r in p.rows("t")), any(r["id"] == key for r in p.rows("t__auto_cdc_log")))
+        assert present == ((True, True) if k < created[0] else (False, False)), (key, k, present)
+        if k >= created[0]:
+            left.discard(key)
+        assert _tables(p, "t__auto_cdc_erased") == []
+    expected = [(k, f"n{k}", 1, 2 if k % 2 else None) for k in left] + [(k, f"m{k}", 2, None) for k in left if k % 2]
+    assert sorted(target_rows(p, "t", DML_SCD2_COLS), key=repr) == sorted(expected, key=repr)
+    assert {r["id"] for r in p.rows("t__auto_cdc_log")} == left
 
 
 def _hold_lock(p: Project, lock: str, holder: str, lapses_at: str, lapsed: str | None = None) -> None:

@@ -1,7 +1,7 @@
 {#-
   compact: bound a model's state. Removes the events and tombstones at or below a sequence value
   (the retention horizon) that can no longer change the target, and records the horizon in the run
-  log, in one transaction, holding the model's lock (locking.sql) like a run.
+  log: a writer like a run (writer.sql), in one transaction under the model's lock (locking.sql).
 
     dbt run-operation auto_cdc.compact --args '{model: customers, older_than: 1000}'
 
@@ -20,41 +20,21 @@
 -#}
 {% macro compact(model, older_than=none) %}
   {%- set n = auto_cdc._names() -%}
-  {%- set nodes = [] -%}
-  {%- for node in graph.nodes.values() if node.resource_type == 'model' and node.name == model -%}
-    {%- do nodes.append(node) -%}
-  {%- endfor -%}
-  {%- if nodes | length != 1 -%}
-    {%- do exceptions.raise_compiler_error("auto_cdc.compact: no model named '" ~ model ~ "'") -%}
-  {%- endif -%}
-  {%- set node = nodes[0] -%}
-  {%- set head = "auto_cdc.compact model '" ~ model ~ "': " -%}
-  {%- if node.config.materialized != 'auto_cdc' -%}
-    {%- do exceptions.raise_compiler_error(head ~ "materialized as '" ~ node.config.materialized
-          ~ "'; compaction is for auto_cdc change-feed models") -%}
-  {%- endif -%}
-  {%- set target = api.Relation.create(database=node.database, schema=node.schema, identifier=node.alias or node.name, type='table') -%}
-  {%- set log_rel = auto_cdc._side_relation(target, n.log_suffix) -%}
-  {%- set runs_rel = auto_cdc._side_relation(target, n.runs_suffix) -%}
-  {%- for rel in [target, log_rel, runs_rel] if adapter.get_relation(rel.database, rel.schema, rel.identifier) is none -%}
+  {%- set op = auto_cdc._operation_model('compact', model, ['auto_cdc']) -%}
+  {%- set head, log_rel, runs_rel = op.head, op.log, op.runs -%}
+  {%- for rel in [op.target, log_rel, runs_rel] if not auto_cdc._exists(rel) -%}
     {%- do exceptions.raise_compiler_error(head ~ rel ~ " does not exist; run the model first") -%}
   {%- endfor -%}
-  {% do auto_cdc._check_deletes_supported('compact', target) %}
-  {%- set shape = auto_cdc._compaction_shape(node, adapter.get_columns_in_relation(log_rel)) -%}
+  {% do auto_cdc._check_deletes_supported('compact', op.target) %}
+  {%- set shape = auto_cdc._compaction_shape(op.node, adapter.get_columns_in_relation(log_rel)) -%}
   {%- set problems = shape.problems -%}
-  {%- if older_than is none or (older_than | string | trim) == '' -%}
-    {%- do problems.append("give `older_than`, a value of the sequence column '" ~ (shape.seq or 'sequence_by') ~ "': events at or below it are compacted") -%}
-  {%- elif shape.seq_type and auto_cdc._is_numeric_type(shape.seq_type) and older_than is not number
-        and not (older_than | string | trim | replace('.', '', 1) | replace('-', '', 1)).isdigit() -%}
-    {%- do problems.append("older_than: '" ~ older_than ~ "' is not a value of the sequence column '" ~ shape.seq ~ "' (" ~ shape.seq_type ~ ")") -%}
-  {%- endif -%}
+  {%- set horizon = auto_cdc._horizon_sql(older_than, shape, problems) -%}
   {%- if problems -%}
     {%- do exceptions.raise_compiler_error(head ~ "cannot compact:\n  - " ~ (problems | join('\n  - '))) -%}
   {%- endif -%}
-  {%- set horizon = "cast('" ~ (older_than | string | replace("'", "''")) ~ "' as " ~ shape.seq_type ~ ")" -%}
 
-  {#- the model's lock (locking.sql): a compaction waits for a run of the model, and a run for it -#}
-  {% do auto_cdc.take_model_lock(target, model, node.config.get('lock_timeout', '1h'), node.config.get('statement_timeout')) %}
+  {#- the model's lock (writer.sql): a compaction waits for a run of the model, and a run for it -#}
+  {%- set held = auto_cdc.writer_lock(op.target, model, op.lock_timeout, op.statement_timeout) -%}
   {%- set runs_columns = adapter.get_columns_in_relation(runs_rel) | map(attribute='name') | map('lower') | list -%}
   {%- set s = auto_cdc._q(shape.seq) -%}
   {%- set checks = ['(select max(' ~ s ~ ') from ' ~ log_rel ~ " where " ~ auto_cdc._q(n.op) ~ " in ('" ~ n.upsert ~ "', '" ~ n.delete ~ "', '" ~ n.truncate ~ "'))",
@@ -80,14 +60,52 @@
   {%- if shape.scd == 1 -%}
     {% do auto_cdc._run_sql('delete from ' ~ log_rel ~ ' where ' ~ auto_cdc._q(n.op) ~ " = '" ~ n.truncate ~ "' and " ~ s ~ ' <= ' ~ horizon) %}
   {%- endif -%}
-  {%- if 'horizon' not in runs_columns -%}
-    {% do auto_cdc._run_sql(auto_cdc.add_column_sql(runs_rel, 'horizon', shape.seq_type)) %}
-  {%- endif -%}
   {%- set left = auto_cdc._scalar('select count(*) from ' ~ log_rel) | int -%}
-  {% do auto_cdc._run_sql(auto_cdc.record_compaction_sql(runs_rel, horizon)) %}
-  {% do adapter.commit() %}
+  {% do auto_cdc._run_statements(auto_cdc._operation_run_sql(runs_rel, runs_columns, 'compact', extra=[('horizon', shape.seq_type, horizon)])) %}
+  {% do auto_cdc.writer_done() %}
+  {% do auto_cdc.writer_commit(held) %}
   {% do log("auto_cdc.compact " ~ model ~ ": horizon " ~ older_than ~ ", removed " ~ ((facts[1] | int) - left)
             ~ " of " ~ (facts[1] | int) ~ " log row(s)", info=true) %}
+{% endmacro %}
+
+
+{#- The horizon as SQL, `older_than` cast to the sequence column's type; a problem when it is missing
+    or not a value of that type. A number for a numeric sequence may be written as an integer, a decimal
+    or with an exponent (`1e3`); for an integer sequence it must be a whole number, which the cast
+    then takes exactly (`1.5` is no integer: it is refused, never rounded). -#}
+{% macro _horizon_sql(older_than, shape, problems) %}
+  {%- set text = (older_than | string | trim) if older_than is not none else '' -%}
+  {%- if text == '' -%}
+    {%- do problems.append("give `older_than`, a value of the sequence column '" ~ (shape.seq or 'sequence_by') ~ "': events at or below it are compacted") -%}
+    {{ return(none) }}
+  {%- endif -%}
+  {%- if not shape.seq_type -%}{{ return(none) }}{%- endif -%}
+  {%- if not auto_cdc._is_numeric_type(shape.seq_type) -%}
+    {{ return("cast('" ~ (text | replace("'", "''")) ~ "' as " ~ shape.seq_type ~ ")") }}
+  {%- endif -%}
+  {%- set m = modules.re.match('^([+-]?)([0-9]*)(?:\\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?$', text) -%}
+  {%- set whole = auto_cdc._whole_number(m) if m and (m.group(2) or m.group(3)) else none -%}
+  {%- if not m or not (m.group(2) or m.group(3)) or (auto_cdc._is_integer_type(shape.seq_type) and whole is none) -%}
+    {%- do problems.append("older_than: '" ~ older_than ~ "' is not a value of the sequence column '" ~ shape.seq ~ "' (" ~ shape.seq_type ~ ")") -%}
+    {{ return(none) }}
+  {%- endif -%}
+  {{ return('cast(' ~ (whole if auto_cdc._is_integer_type(shape.seq_type) else text) ~ ' as ' ~ shape.seq_type ~ ')') }}
+{% endmacro %}
+
+{#- The whole number a match of (sign)(digits).(digits)e(exponent) writes, in plain digits; none when
+    it has a fraction. -#}
+{% macro _whole_number(m) %}
+  {%- set digits = (m.group(2) or '') ~ (m.group(3) or '') -%}
+  {%- set shift = (m.group(4) or '0') | int - (m.group(3) or '') | length -%}
+  {%- if shift >= 0 -%}
+    {%- set digits = digits ~ ('0' * shift) -%}
+  {%- elif digits[shift:] | replace('0', '') != '' -%}
+    {{ return(none) }}
+  {%- else -%}
+    {%- set digits = digits[:shift] -%}
+  {%- endif -%}
+  {%- set digits = digits.lstrip('0') or '0' -%}
+  {{ return(('-' if m.group(1) == '-' and digits != '0' else '') ~ digits) }}
 {% endmacro %}
 
 
@@ -153,6 +171,14 @@
   {{ return(t.startswith('int') or t.startswith('bigint') or t.startswith('smallint') or t.startswith('tinyint')
             or t.startswith('hugeint') or t.startswith('numeric') or t.startswith('decimal') or t.startswith('double')
             or t.startswith('real') or t.startswith('float') or t.startswith('ubigint') or t.startswith('uinteger')) }}
+{% endmacro %}
+
+
+{% macro _is_integer_type(type_name) %}
+  {%- set t = (type_name or '') | lower -%}
+  {{ return(t.startswith('int') or t.startswith('bigint') or t.startswith('smallint') or t.startswith('tinyint')
+            or t.startswith('hugeint') or t.startswith('ubigint') or t.startswith('uinteger') or t.startswith('usmallint')
+            or t.startswith('utinyint') or t.startswith('uhugeint')) }}
 {% endmacro %}
 
 
@@ -247,20 +273,6 @@ where {{ s }} <= {{ args.horizon }}
   )
   {%- endset -%}
   {{ return(auto_cdc._delete_events_sql(args, gone)) }}
-{% endmacro %}
-
-
-{#- The compaction's row in the run log: no events read or applied, the horizon it set. -#}
-{% macro record_compaction_sql(runs, horizon) %}
-insert into {{ runs }} (run_id, run_started_at, invocation_id, cursor_value, events_read, events_applied, late_events,
-                        num_upserted_rows, num_deleted_rows, commit_version, edited_keys, horizon)
-select
-  (select coalesce(max(run_id), 0) + 1 from {{ runs }}),
-  cast('{{ run_started_at.strftime("%Y-%m-%d %H:%M:%S.%f") }}' as {{ dbt.type_timestamp() }}),
-  '{{ invocation_id }}',
-  {{ auto_cdc._last_cursor(runs) }},
-  0, 0, 0, 0, 0, null, 0,
-  {{ horizon }}
 {% endmacro %}
 
 
