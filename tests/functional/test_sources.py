@@ -11,14 +11,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
 
-import pytest
 
 from auto_cdc_testkit import reference as ref
 from auto_cdc_testkit.cases import property_seed
 from auto_cdc_testkit.feeds import chunk, deliveries, describe, lsn_number
-from auto_cdc_testkit.harness import jinja_literal, sorted_rows
+from auto_cdc_testkit.harness import jinja_literal, sorted_rows, spark_type
 
 SAMPLES = Path(__file__).parent / "samples"
 RUNS = 4
@@ -44,19 +42,27 @@ class Sample:
     landing: list[tuple[str, str]]
     rows: list[tuple]
     meaning: list[list[ref.Event]]
-    columns: list[str]
-    from_item: str
+    columns: dict[str, str]
+    from_item: str  # the macro's call; `{columns}` stands for the columns and their types
+
+    def model(self, engine: str) -> str:
+        types = {c: spark_type(t) if engine == "spark" else t for c, t in self.columns.items()}
+        return "select * from {{ " + self.from_item.replace("{columns}", jinja_literal(types)) + " }}"
 
     def __post_init__(self):
         assert len(self.rows) == len(self.meaning), f"{self.name}: {len(self.rows)} rows, {len(self.meaning)} meanings"
 
     def expected(self, delivered: set[int], scd: int) -> list[tuple]:
         events = [e for i in sorted(delivered) for e in self.meaning[i]]
-        config = ref.Config(columns=tuple(self.columns), key_columns=(self.columns[0],), scd_type=scd)
+        config = ref.Config(columns=tuple(self.columns), key_columns=(self.key,), scd_type=scd)
         return sorted_rows(ref.apply(events, config), self.target_columns(scd))
 
+    @property
+    def key(self) -> str:
+        return next(iter(self.columns))
+
     def target_columns(self, scd: int) -> list[str]:
-        return self.columns + ([] if scd == 1 else ["__START_AT", "__END_AT"])
+        return list(self.columns) + ([] if scd == 1 else ["__START_AT", "__END_AT"])
 
 
 def jsonl(name: str) -> list[tuple]:
@@ -101,8 +107,8 @@ def debezium(bare: bool) -> Sample:
     if bare:  # the same messages from a converter without schemas: the envelope itself
         rows = [(None if v is None else json.dumps(json.loads(v)["payload"]),) for (v,) in rows]
     name = "debezium_bare" if bare else "debezium"
-    return Sample(name, [("value", "text")], rows, DEBEZIUM_MEANING, list(DEBEZIUM_COLUMNS),
-                  f"auto_cdc.from_debezium(source('landing', '{name}'), columns={jinja_literal(DEBEZIUM_COLUMNS)})")
+    return Sample(name, [("value", "text")], rows, DEBEZIUM_MEANING, DEBEZIUM_COLUMNS,
+                  f"auto_cdc.from_debezium(source('landing', '{name}'), columns={{columns}})")
 
 
 # -- wal2json format 2, with include-lsn and include-xids, its transaction markers and another table ---------------
@@ -145,9 +151,8 @@ WAL2JSON_COLUMNS = {"id": "integer", "name": "varchar", "price": "numeric(10,2)"
 
 
 def wal2json() -> Sample:
-    return Sample("wal2json", [("data", "text")], jsonl("wal2json_items.jsonl"), WAL2JSON_MEANING, list(WAL2JSON_COLUMNS),
-                  f"auto_cdc.from_wal2json(source('landing', 'wal2json'), table='items', schema='public', "
-                  f"columns={jinja_literal(WAL2JSON_COLUMNS)})")
+    return Sample("wal2json", [("data", "text")], jsonl("wal2json_items.jsonl"), WAL2JSON_MEANING, WAL2JSON_COLUMNS,
+                  "auto_cdc.from_wal2json(source('landing', 'wal2json'), table='items', schema='public', columns={columns})")
 
 
 # -- AWS DMS: its full load and its changes landed as text (CSV), with TimestampColumnName and $AR_H_CHANGE_SEQ -----
@@ -180,9 +185,8 @@ def dms() -> Sample:
         lines = list(csv.reader(f))
     landing = [(name, "varchar") for name in lines[0]]
     rows = [tuple(v if v != "" else None for v in line) for line in lines[1:]]
-    return Sample("dms", landing, rows, DMS_MEANING, list(DMS_COLUMNS),
-                  f"auto_cdc.from_dms(source('landing', 'dms'), sequence_column='_dms_change_seq', "
-                  f"columns={jinja_literal(DMS_COLUMNS)})")
+    return Sample("dms", landing, rows, DMS_MEANING, DMS_COLUMNS,
+                  "auto_cdc.from_dms(source('landing', 'dms'), sequence_column='_dms_change_seq', columns={columns})")
 
 
 # -- Fivetran's soft deletes: the rows each sync changed, `_fivetran_deleted` and `_fivetran_synced` ---------------
@@ -210,21 +214,21 @@ def fivetran() -> Sample:
     landing = [("id", "integer"), ("name", "varchar"), ("plan", "varchar"), ("_fivetran_deleted", "boolean"),
                ("_fivetran_synced", "timestamp")]
     rows = [(int(i), n, p, d == "true", datetime.fromisoformat(s)) for i, n, p, d, s in lines[1:]]
-    return Sample("fivetran", landing, rows, FIVETRAN_MEANING, ["id", "name", "plan"],
+    return Sample("fivetran", landing, rows, FIVETRAN_MEANING, {"id": "integer", "name": "varchar", "plan": "varchar"},
                   "auto_cdc.from_soft_deletes(source('landing', 'fivetran'))")
 
 
-def install(project, samples: list[Sample]) -> None:
+def install(project, samples: list[Sample], scds=(1, 2)) -> None:
+    """The landing tables (a source each) and an SCD1 and an SCD2 model over each sample."""
     tables = "".join(f"      - name: {s.name}\n" for s in samples)
     (project.path / "models" / "landing.yml").write_text(
         f"version: 2\nsources:\n  - name: landing\n    schema: '{project.schema}'\n    tables:\n{tables}")
     for s in samples:
         project.table(s.name, s.landing)
-        for scd in (1, 2):
-            key = jinja_literal([s.columns[0]])
+        for scd in scds:
             (project.path / "models" / f"{s.name}_scd{scd}.sql").write_text(
-                f"{{{{ config(materialized='auto_cdc', keys={key}, stored_as_scd_type={scd}, **auto_cdc.source_configs()) }}}}\n"
-                f"select * from {{{{ {s.from_item} }}}}\n")
+                f"{{{{ config(materialized='auto_cdc', keys=['{s.key}'], stored_as_scd_type={scd}, "
+                f"**auto_cdc.source_configs()) }}}}\n{s.model(project.engine)}\n")
 
 
 def test_recorded_samples_landed_out_of_order_equal_the_reference_model(make_project):
