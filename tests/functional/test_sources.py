@@ -255,3 +255,38 @@ def test_recorded_samples_landed_out_of_order_equal_the_reference_model(make_pro
                                  f"  target   {actual}\n  expected {expected}")
         assert not wrong, f"AUTO_CDC_PROPERTY_SEED={seed}:\n" + "\n".join(wrong)
     assert all(delivered[s.name] == set(range(len(s.rows))) for s in samples)
+
+
+def test_dms_by_commit_time_loads_the_full_load_first_and_stops_on_two_changes_of_a_row_in_one_transaction(project):
+    """Without $AR_H_CHANGE_SEQ the commit time orders: a full-load row (no Op), stamped with the time DMS
+    copied it, still loads before a change committed earlier; two changes of one row in one transaction share
+    their commit time, and the run stops on the conflict instead of picking one."""
+    landing = [("Op", "varchar"), ("_dms_timestamp", "varchar"), ("account_id", "integer"), ("owner", "varchar")]
+    project.table("dms", landing, [(None, "2024-05-01 12:00:05.000000", 3, "copied"),
+                                   ("U", "2024-05-01 12:00:02.000000", 3, "changed during the load")])
+    (project.path / "models" / "landing.yml").write_text(
+        f"version: 2\nsources:\n  - name: landing\n    schema: '{project.schema}'\n    tables:\n      - name: dms\n")
+    project.model("accounts", "select * from {{ auto_cdc.from_dms(source('landing', 'dms'), timestamp_column='_dms_timestamp') }}",
+                  materialized="auto_cdc", keys=["account_id"], sequence_by="_cdc_sequence",
+                  apply_as_deletes="_cdc_deleted", except_column_list=["_cdc_deleted"])
+    project.run()
+    assert sorted_rows(project.rows("accounts"), ["account_id", "owner", "_cdc_sequence"]) == [
+        (3, "changed during the load", datetime(2024, 5, 1, 12, 0, 2))]
+    project.insert("dms", [c for c, _ in landing], [("U", "2024-05-01 12:01:00.000000", 3, "first"),
+                                                    ("U", "2024-05-01 12:01:00.000000", 3, "second")])
+    result = project.run(check=False)
+    assert not result.ok and "conflicting events" in result.output and "account_id=3" in result.output
+
+
+def test_a_source_macro_called_without_what_it_needs_says_what_to_pass_when_dbt_parses_the_model(project):
+    project.table("landed", [("value", "text")])
+    landed = project.relation("landed")
+    for name, call, message in [
+            ("no_columns", f"auto_cdc.from_debezium('{landed}', columns=none)",
+             "auto_cdc.from_debezium: columns must name the payload's columns and their types"),
+            ("no_order", f"auto_cdc.from_dms('{landed}', columns=['value'])",
+             "auto_cdc.from_dms: name the column that orders the changes: sequence_column")]:
+        project.model(name, f"select * from {{{{ {call} }}}}", materialized="view")
+        result = project.run(check=False)
+        assert not result.ok and message in result.output and name in result.output
+        project.remove_model(name)
