@@ -7,8 +7,10 @@
 
   One row per change event: the `columns` (names to SQL types) read from `after` (`before` for a delete,
   which may carry only the key), then `_cdc_sequence` and `_cdc_deleted` (auto_cdc.source_configs()).
-    - `_cdc_sequence`: `source.lsn`, the change's own position in the source's log, as a bigint; 0 for a
-      snapshot read (`op` r), which loads the target and orders before every streamed change.
+    - `_cdc_sequence`: `source.lsn`, the change's own position in the source's log, as a bigint; for a
+      snapshot read (`op` r), which loads the target, its position minus 2^62: below every streamed change,
+      and a later snapshot's (an incremental one, say) above an earlier one's, so that two reads of a row
+      never share a sequence.
     - `_cdc_deleted`: true for `op` d.
   Tombstones (a NULL value) and events that are not a row's change (`op` t, m) are left out. Ordering,
   and why the log position is enough: docs/sources.md.
@@ -28,7 +30,7 @@
   {%- set sql -%}
 select
   {{ values | join(',\n  ') }},
-  {{ keep }}case when {{ op }} = 'r' then 0 else cast({{ lsn }} as bigint) end as {{ auto_cdc._q(n.feed_sequence) }},
+  {{ keep }}cast({{ lsn }} as bigint) - case when {{ op }} = 'r' then 4611686018427387904 else 0 end as {{ auto_cdc._q(n.feed_sequence) }},
   {{ op }} = 'd' as {{ auto_cdc._q(n.feed_deleted) }}
 from (
   select {{ keep }}{{ op }}, {{ lsn }},

@@ -75,11 +75,13 @@ def customer(key, seq, first, last, email):
     return upsert(key, seq, first_name=first, last_name=last, email=email)
 
 
+SNAPSHOT = 2 ** 62  # a snapshot read's sequence is its position less this: below every streamed change
+
 DEBEZIUM_MEANING = [
     # the initial snapshot (op r, source.lsn the snapshot's position) loads the target: before any change
-    customer(1001, 0, "Sally", "Thomas", "sally.thomas@acme.com"),
-    customer(1002, 0, "George", "Bailey", "gbailey@foobar.com"),
-    customer(1003, 0, "Edward", "Walker", "ed@walker.com"),
+    customer(1001, 24023128 - SNAPSHOT, "Sally", "Thomas", "sally.thomas@acme.com"),
+    customer(1002, 24023128 - SNAPSHOT, "George", "Bailey", "gbailey@foobar.com"),
+    customer(1003, 24023128 - SNAPSHOT, "Edward", "Walker", "ed@walker.com"),
     # a transaction that began before the snapshot and committed after it: its change sits at a lower
     # position than the snapshot's, and still wins over the snapshot read of the same row
     customer(1003, 24022904, "Edward", "Walker", "ed.walker@acme.com"),
@@ -98,6 +100,9 @@ DEBEZIUM_MEANING = [
     # transactions 563 and 562 overlap: 563 commits first, with a lower position; different rows
     customer(1003, 24024950, "Ed", "Walker", "ed.walker@acme.com"),
     customer(1001, 24025000, "Sally", "Connor", "sally@connor.net"),
+    # an incremental snapshot reads 1001 again, with other values than the first snapshot's: the later read
+    # orders above the earlier one (no conflict) and below every streamed change
+    customer(1001, 24025300 - SNAPSHOT, "Sally", "Connor", "sally@connor.net"),
 ]
 DEBEZIUM_COLUMNS = {"id": "integer", "first_name": "varchar", "last_name": "varchar", "email": "varchar"}
 
