@@ -46,6 +46,9 @@ NAMES = {
     "delete": "delete",
     "truncate": "truncate",
     "mask": "mask",
+    # the columns the source-format macros (macros/sources/) add to a feed
+    "feed_sequence": "_cdc_sequence",
+    "feed_deleted": "_cdc_deleted",
 }
 
 RESERVED_COLUMNS = (NAMES["start_at"], NAMES["end_at"], NAMES["system_start_at"], NAMES["system_end_at"])

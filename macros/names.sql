@@ -47,7 +47,9 @@
     'upsert': 'upsert',
     'delete': 'delete',
     'truncate': 'truncate',
-    'mask': 'mask'
+    'mask': 'mask',
+    'feed_sequence': '_cdc_sequence',
+    'feed_deleted': '_cdc_deleted'
   }) %}
 {% endmacro %}
 

@@ -568,6 +568,34 @@ def test_examples_and_generated_cases_on_spark_equal_the_expected_tables(file_fo
     assert not failures, f"seed {SEED} (AUTO_CDC_SPARK_SEED={SEED} repeats it):\n" + "\n".join(failures)
 
 
+def test_source_format_macros_read_the_samples_with_sparks_json_functions(spark_cluster, tmp_path_factory):
+    """The recorded samples of tests/functional/test_sources.py (Debezium with schemas, wal2json, DMS, Fivetran)
+    read by the source-format macros through Spark's JSON functions (get_json_object, from_json, conv): each
+    feed, as a view, holds one row per change the sample means, with its key, its values (an upsert's),
+    its _cdc_sequence and _cdc_deleted. (The apply of such a feed is the rest of this tier's; applying the
+    samples here too took 8 minutes.)"""
+    from test_sources import debezium, dms, fivetran, install as install_samples, wal2json
+    samples = [debezium(bare=False), wal2json(), dms(), fivetran()]
+    p = Project(tmp_path_factory.mktemp("spark_sources"), "spark", spark_conf=spark_cluster.spark_conf(), in_process=True)
+    install_samples(p, samples, scds=())
+    for s in samples:
+        p.insert(s.name, [name for name, _ in s.landing], s.rows)
+        p.model(f"{s.name}_feed", s.model("spark"), materialized="view", keys=[s.key])  # wal2json's key changes
+    p.run()
+    wrong = []
+    for s in samples:
+        values = list(s.columns)[1:]
+        actual = sorted(((r[s.key], r["_cdc_sequence"], True) if r["_cdc_deleted"] else
+                         (r[s.key], r["_cdc_sequence"], False, *(r[c] for c in values)) for r in p.rows(f"{s.name}_feed")),
+                        key=repr)
+        expected = sorted(((e.key[0], e.seq[0], True) if e.op == ref.DELETE else
+                           (e.key[0], e.seq[0], False, *(e.values[c] for c in values)) for m in s.meaning for e in m),
+                          key=repr)
+        if actual != expected:
+            wrong.append(f"{s.name}:\n  feed     {actual}\n  expected {expected}")
+    assert not wrong, "\n".join(wrong)
+
+
 FAULT_TRIALS = int(os.environ.get("AUTO_CDC_SPARK_FAULT_TRIALS", "10"))
 # (SCD type, partial-update mode) of the fault trials' change feeds, in turn; every fifth trial a snapshot series
 FAULT_SHAPES = [(1, None), (2, None), ("bitemporal", None), (1, "columns_to_update"), (2, "ignore_null_updates")]

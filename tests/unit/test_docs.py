@@ -35,7 +35,7 @@ def embedded_images(site: Path, page: str) -> list[Path]:
 
 
 def test_site_builds_strictly_with_every_page_in_the_nav(site):
-    for page in ["getting-started", "semantics", "configuration", "how-it-works", "guarantees", "spark",
+    for page in ["getting-started", "semantics", "configuration", "sources", "how-it-works", "guarantees", "spark",
                  "benchmarks", "decisions", "contributing", "testing", "operations"]:
         assert (site / page / "index.html").exists(), page
 
