@@ -53,3 +53,17 @@ def test_bitemporal_invariants_are_checked_per_system_time(project):
     assert "FAIL 1 auto_cdc_at_most_one_open_version_broken_m_id" in result.output, result.output[-3000:]
     assert "FAIL 1 auto_cdc_no_overlapping_versions_broken_m_id" in result.output
     assert result.output.count("PASS auto_cdc_") == 2
+
+
+def test_equal_rows_between_relations_of_different_columns_names_the_columns_of_each_side(project):
+    project.table("actual", [("id", "integer"), ("a", "integer"), ("__START_AT", "integer")], [(1, 1, 1)])
+    project.table("other", [("id", "integer"), ("b", "integer"), ("__START_AT", "integer")], [(1, 1, 1)])
+    project.model("m", f"select * from {project.relation('actual')}", materialized="view")
+    project.model("m_expected", f"select * from {project.relation('other')}", materialized="view")
+    (project.path / "models" / "m.yml").write_text(
+        "version: 2\nmodels:\n  - name: m\n    data_tests:\n      - auto_cdc.equal_rows:\n"
+        "          arguments: {expected: ref('m_expected')}\n")
+    result = project.dbt("build", check=False)
+    out = " ".join(result.output.split())
+    assert not result.ok and "have different columns" in out, out[-3000:]
+    assert 'm" has: a;' in out and 'm_expected" has: b.' in out, out[-3000:]
