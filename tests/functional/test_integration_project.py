@@ -34,6 +34,7 @@ def test_integration_project_builds_the_examples_with_their_equality_tests(engin
     output = dbt("build")
     # E1 (4 targets), E2 (2) and E4 (1) on every engine, E3 (2) on DuckDB, and the orders example
     assert output.count("PASS auto_cdc_equal_rows_") == (10 if engine == "duckdb" else 8), output[-5000:]
+    assert output.count("PASS auto_cdc_matches_log_") == (10 if engine == "duckdb" else 8), output[-5000:]
     assert "ERROR=0" in output and "WARN=0" in output
 
 
