@@ -107,32 +107,24 @@ from {{ args.rel.temp.missing }} {{ m }}
     other side has its primary key. Rows are compared on the columns both have: where the rebuild
     changed the target's columns, every row counts as changed. -#}
 {% macro _rebuilt_changes_sql(args, rebuild, version, ts) %}
-  {%- set columns, prior, rebuilt = rebuild.columns, rebuild.prior, args.rel.temp.missing -%}
-  {%- set pk = auto_cdc._row_key(args) -%}
-  {%- set pk_kept = pk | select('in', columns) | list | length == pk | length -%}
-  {%- set same_columns = columns | length == args.plan.target_columns | length -%}
-  {%- set p, m = auto_cdc._alias('p'), auto_cdc._alias('m') -%}
-  {%- set sql -%}
-insert into {{ args.rel.changes }} ({{ auto_cdc._cols(columns) }}, _change_type, _commit_version, _commit_timestamp)
-select {{ auto_cdc._cols(columns, p) }},
-       {% if pk_kept %}case when exists (select 1 from {{ rebuilt }} {{ m }} where {{ auto_cdc._eq(pk, m, p) }})
-            then 'update_preimage' else 'delete' end{% else %}'delete'{% endif %},
-       {{ version }}, {{ ts }}
-from {{ prior }} {{ p }}
-{%- if same_columns %}
-where not exists (select 1 from {{ rebuilt }} {{ m }} where {{ auto_cdc._same(columns, m, p) }})
-{%- endif %}
-  {%- endset -%}
-  {%- set added -%}
-insert into {{ args.rel.changes }} ({{ auto_cdc._cols(args.plan.target_columns) }}, _change_type, _commit_version, _commit_timestamp)
-select {{ auto_cdc._cols(args.plan.target_columns, m) }},
-       {% if pk_kept %}case when exists (select 1 from {{ prior }} {{ p }} where {{ auto_cdc._eq(pk, p, m) }})
-            then 'update_postimage' else 'insert' end{% else %}'insert'{% endif %},
-       {{ version }}, {{ ts }}
-from {{ rebuilt }} {{ m }}
-{%- if same_columns %}
-where not exists (select 1 from {{ prior }} {{ p }} where {{ auto_cdc._same(columns, p, m) }})
-{%- endif %}
-  {%- endset -%}
-  {{ return([sql, added]) }}
+  {%- set side = {'version': version, 'ts': ts, 'pk': auto_cdc._row_key(args), 'compared': rebuild.columns,
+                  'diff': rebuild.columns | length == args.plan.target_columns | length} -%}
+  {{ return([auto_cdc._rebuilt_side_sql(args, side, rebuild.columns, rebuild.prior, args.rel.temp.missing, ['update_preimage', 'delete']),
+             auto_cdc._rebuilt_side_sql(args, side, args.plan.target_columns, args.rel.temp.missing, rebuild.prior, ['update_postimage', 'insert'])]) }}
 {% endmacro %}
+
+{#- One side of _rebuilt_changes_sql: the rows of `rows` (their `columns`) that `other` lacks, as
+    `types[0]` where `other` has their primary key, else `types[1]`. -#}
+{% macro _rebuilt_side_sql(args, side, columns, rows, other, types) -%}
+  {%- set r, o = auto_cdc._alias('r'), auto_cdc._alias('o') -%}
+  {%- set pk_compared = side.pk | select('in', side.compared) | list | length == side.pk | length -%}
+insert into {{ args.rel.changes }} ({{ auto_cdc._cols(columns) }}, _change_type, _commit_version, _commit_timestamp)
+select {{ auto_cdc._cols(columns, r) }},
+       {% if pk_compared %}case when exists (select 1 from {{ other }} {{ o }} where {{ auto_cdc._eq(side.pk, o, r) }})
+            then '{{ types[0] }}' else '{{ types[1] }}' end{% else %}'{{ types[1] }}'{% endif %},
+       {{ side.version }}, {{ side.ts }}
+from {{ rows }} {{ r }}
+{%- if side.diff %}
+where not exists (select 1 from {{ other }} {{ o }} where {{ auto_cdc._same(side.compared, o, r) }})
+{%- endif %}
+{%- endmacro %}
