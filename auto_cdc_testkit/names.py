@@ -35,6 +35,7 @@ NAMES = {
     "edited_suffix": "__auto_cdc_edited",
     "edits_suffix": "__auto_cdc_edits",
     "changes_suffix": "__auto_cdc_changes",
+    "prior_suffix": "__auto_cdc_prior",
     "snapshot_suffix": "__auto_cdc_snapshot",
     "version": "__auto_cdc_version",
     "current": "__auto_cdc_current",

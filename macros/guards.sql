@@ -117,13 +117,18 @@ end
 
 
 {#- A text sequence orders as text ('10' before '9'; ISO timestamps with different offsets out of
-    order). on_text_sequence says what a run does when a sequence_by column is text: 'warn' (the
-    default: one warning per run), 'fail', or 'ignore' (text order is what the user means). -#}
+    order), which silently gives wrong rows when the column holds numbers or times. on_text_sequence
+    says what a run does when a sequence_by column is text: 'fail' (the default: nothing is applied,
+    and the message says how to cast), 'warn' (dbt's warning event, JinjaLogWarning: `--warn-error`
+    makes it an error), or 'ignore' (text order is what the user means). A model's warning cannot
+    enter dbt's `WARN=` count: dbt counts the results whose status is `warn`, which only data tests
+    and source freshness have; a model's result is `success` or `error` (dbt-core 1.8 to 1.11,
+    ModelRunner._build_run_model_result). -#}
 {% macro check_sequence_type(args) %}
-  {%- set mode = config.get('on_text_sequence', 'warn') -%}
-  {%- if mode not in ['warn', 'fail', 'ignore'] -%}
+  {%- set mode = config.get('on_text_sequence', 'fail') -%}
+  {%- if mode not in ['fail', 'warn', 'ignore'] -%}
     {%- do exceptions.raise_compiler_error("auto_cdc model '" ~ model.name ~ "': on_text_sequence: unknown value '" ~ mode
-          ~ "' (expected 'warn', 'fail' or 'ignore')") -%}
+          ~ "' (expected 'fail', 'warn' or 'ignore')") -%}
   {%- endif -%}
   {%- if mode == 'ignore' -%}{{ return(none) }}{%- endif -%}
   {%- set texts = [] -%}
@@ -135,20 +140,23 @@ end
   {%- if seq_types | length < args.cfg.seq_columns | length -%}
     {%- set seq_types = auto_cdc._column_types('select ' ~ auto_cdc._cols(args.cfg.seq_columns) ~ ' from ' ~ args.rel.temp.batch) -%}
   {%- endif -%}
+  {%- set casts = [] -%}
   {%- for c, type in seq_types.items() -%}
     {%- set t = type | lower -%}
     {%- if t.startswith('text') or t.startswith('varchar') or t.startswith('character') or t.startswith('char')
           or t.startswith('string') or t.startswith('bpchar') -%}
       {%- do texts.append("'" ~ c ~ "' (" ~ type ~ ")") -%}
+      {%- do casts.append("`cast(" ~ auto_cdc._q(c) ~ " as bigint) as " ~ auto_cdc._q(c) ~ "`") -%}
     {%- endif -%}
   {%- endfor -%}
   {%- if texts -%}
     {%- set message = "auto_cdc model '" ~ model.name ~ "': the sequence_by column " ~ (texts | join(', '))
           ~ " is text, and events are ordered as text: '10' sorts before '9', and ISO timestamps with different UTC "
-          ~ "offsets sort out of order. Cast it to a number or a timestamp in the model; if text order is meant, set "
-          ~ "on_text_sequence: 'ignore' ('fail' makes this an error)" -%}
+          ~ "offsets sort out of order. Cast it in the model's select to the type its values have: " ~ (casts | join(', '))
+          ~ " for numbers, or `as timestamp` for times. If text order is meant, set on_text_sequence: 'ignore' "
+          ~ "('warn' runs on with a dbt warning)" -%}
     {%- if mode == 'fail' -%}
-      {%- do exceptions.raise_compiler_error(message) -%}
+      {%- do exceptions.raise_compiler_error(message ~ "; nothing was applied") -%}
     {%- endif -%}
     {%- do exceptions.warn(message) -%}
   {%- endif -%}

@@ -35,6 +35,8 @@
   {% if not incremental %}
     {#- the first run checks the feed before it drops anything (engines without transactions) -#}
     {%- if args.plan.check_feed -%}{% do auto_cdc._check_feed(args, none) %}{%- endif -%}
+    {#- a full refresh's change feed goes on from the versions it drops (changes.sql) -#}
+    {%- set args = auto_cdc._with(args, {'rebuild': auto_cdc.rebuilt_change_feed(args, existing)}) -%}
     {% do auto_cdc._create_bookkeeping(args, existing) %}
   {% endif %}
   {%- set args = auto_cdc._with(args, {'path': auto_cdc._batch_path(args, incremental)}) -%}
@@ -267,7 +269,7 @@ from (
   {%- endif -%}
   {%- if written and counts is not none -%}
     {%- do metrics.update({'num_upserted_rows': counts.upserted, 'num_deleted_rows': counts.deleted}) -%}
-    {%- if config.get('change_data_feed', false) and counts.upserted + counts.removed > 0 -%}
+    {%- if config.get('change_data_feed', false) and (counts.upserted + counts.removed > 0 or (args.get('rebuild') or {}).get('prior')) -%}
       {%- set commit_version = auto_cdc.record_changes(args) -%}
     {%- endif -%}
     {% do auto_cdc._run_sql(auto_cdc.record_run_sql(args, run_id, metrics, commit_version, target_version=target_version)) %}
@@ -279,6 +281,7 @@ from (
   {%- else -%}
     {% do auto_cdc._run_sql(auto_cdc.record_run_sql(args, run_id, metrics, none, target_version=target_version)) %}
   {%- endif -%}
+  {%- if commit_version is none -%}{% do auto_cdc._leave_change_table(args) %}{%- endif -%}
   {%- set message = 'num_upserted_rows=' ~ metrics.num_upserted_rows ~ ' num_deleted_rows=' ~ metrics.num_deleted_rows
         ~ ' late_events=' ~ metrics.late_events ~ ' ignored_events=' ~ (metrics.events_read - metrics.events_applied) -%}
   {% do store_raw_result(name='main', message=message, code='AUTO_CDC',

@@ -1,6 +1,7 @@
 """Running the package safely (docs/operations.md): a partly missing history is an error, not a rebuild;
 --full-refresh can be refused; every writer takes the model's lock; grants stay on the target; commit
 versions only grow; long names fit the engine's limit in bytes; text sequences are reported."""
+import json
 import threading
 import time
 
@@ -402,20 +403,31 @@ def test_a_log_emptied_by_compact_or_erase_keys_is_no_emptied_log(project):
 
 # -- text sequences ---------------------------------------------------------------------------------
 
-def test_a_text_sequence_warns_once_per_run_unless_told_otherwise(project):
+def test_a_text_sequence_fails_by_default_saying_how_to_cast_it_warns_when_told_and_is_quiet_when_ignored(project):
     project.table("feed", [("id", "integer"), ("seq", "varchar"), ("op", "varchar"), ("a", "varchar")],
                   [(1, "9", "U", "nine"), (1, "10", "U", "ten")])
     project.feed_model("t", "feed", **dict(BASE, stored_as_scd_type=1))
+    project.feed_model("loud", "feed", **dict(BASE, stored_as_scd_type=1), on_text_sequence="warn")
     project.feed_model("quiet", "feed", **dict(BASE, stored_as_scd_type=1), on_text_sequence="ignore")
-    project.feed_model("strict", "feed", **dict(BASE, stored_as_scd_type=1), on_text_sequence="fail")
     result = project.run(check=False)
     out = " ".join(result.output.split())
     warning = "the sequence_by column 'seq' ("
-    assert out.count("auto_cdc model 't': " + warning) == 1, out[-3000:]
+    assert not result.ok and not project.exists("t"), out[-3000:]
+    assert "auto_cdc model 't': " + warning in out and 'cast("seq" as bigint) as "seq"' in out
+    assert "nothing was applied" in out
+    assert out.count("auto_cdc model 'loud': " + warning) == 1
     assert "auto_cdc model 'quiet': " + warning not in out
-    assert "auto_cdc model 'strict': " + warning in out and "is text, and events are ordered as text" in out
-    assert not result.ok and project.exists("t") and not project.exists("strict")
-    assert target_rows(project, "t", ["id", "a"]) == [(1, "nine")]  # '9' sorts after '10' as text
+    assert target_rows(project, "loud", ["id", "a"]) == [(1, "nine")]  # '9' sorts after '10' as text
+    assert target_rows(project, "quiet", ["id", "a"]) == [(1, "nine")]
+    # the warning is dbt's warning event: JSON logs give it dbt's level, and --warn-error makes it an error
+    logged = project.dbt("run", "--select", "loud", "--log-format", "json")
+    events = [json.loads(line) for line in logged.output.splitlines() if line.startswith("{")]
+    warned = [e["info"] for e in events if "auto_cdc model 'loud': " + warning in e["info"]["msg"]]
+    assert [(e["name"], e["level"]) for e in warned] == [("JinjaLogWarning", "warn")], warned
+    project.insert("feed", COLS, [(2, "1", "U", "two")])
+    strict = project.dbt("run", "--select", "loud", "--warn-error", check=False)
+    assert not strict.ok and "auto_cdc model 'loud': " + warning in " ".join(strict.output.split())
+    assert target_rows(project, "loud", ["id", "a"]) == [(1, "nine")]  # nothing applied
 
 
 # -- hand edits ---------------------------------------------------------------------------------------
