@@ -37,17 +37,23 @@ MACRO = """\
 # two statements does (a Delta commit is atomic, so a kill inside a statement leaves them as before or
 # after it). PLAN_ENV holds a JSON object: model name -> the statement to fail after; a run that sends
 # fewer statements fails after its last one (the package calls the hook once more, `last`, when the
-# apply is done). With the key "__count__" every statement is logged ("auto_cdc statement <model> <n>")
-# for count_statements.
+# apply is done). With a plan, every statement is logged ("auto_cdc statement <model> <n>"): with the key
+# "__count__" alone, for count_statements.
 PLAN_ENV = "AUTO_CDC_FAULT_PLAN"
+# The operations' trials (tests/functional/test_operation_faults.py) take both the failures and the kills of
+# the hook above (ENV) in one project, which is then not parsed again between them: this hook stalls too. In a
+# run-operation dbt's `model` is the operation's macro: the plan's keys are then "erase_keys" and "compact".
 RAISING_MACRO = """\
 {% macro default___fault_point(last=false) %}
   {%- set plan = fromjson(env_var('AUTO_CDC_FAULT_PLAN', '{}')) -%}
-  {%- if plan and model is mapping and model.get('name') -%}
+  {%- set after = env_var('AUTO_CDC_FAULT_AFTER_STATEMENT', '') -%}
+  {%- if (plan or after != '') and model is mapping and model.get('name') -%}
     {%- if not last -%}
       {%- do model.update({'auto_cdc_statements': model.get('auto_cdc_statements', 0) + 1}) -%}
-      {%- if plan.get('__count__') -%}
-        {%- do log('auto_cdc statement ' ~ model.name ~ ' ' ~ model.auto_cdc_statements, info=true) -%}
+      {%- do log('auto_cdc statement ' ~ model.name ~ ' ' ~ model.auto_cdc_statements, info=true) -%}
+      {%- if after != '' and model.auto_cdc_statements == after | int -%}
+        {%- do log('auto_cdc fault point: stalling after statement ' ~ after, info=true) -%}
+        {% call statement('auto_cdc_fault', auto_begin=True) %}select pg_sleep(3600){% endcall %}
       {%- endif -%}
     {%- endif -%}
     {%- if plan.get(model.name) == model.auto_cdc_statements or (last and plan.get(model.name, 0) > model.get('auto_cdc_statements', 0)) -%}
@@ -57,6 +63,8 @@ RAISING_MACRO = """\
   {%- endif -%}
 {% endmacro %}
 """
+
+
 
 
 def numbered_statements(log, model: str) -> dict[int, str]:
@@ -91,3 +99,19 @@ def install(project, raising: bool = False) -> None:
     name = re.search(r"^name: (\S+)$", text, re.M).group(1)
     if "dispatch:" not in text:
         config.write_text(text + f"dispatch:\n  - macro_namespace: auto_cdc\n    search_order: ['{name}', 'auto_cdc']\n")
+
+
+def end_stalled_sessions(project) -> None:
+    """Postgres: once dbt was killed while the hook stalled it, end its server session (sleeping in pg_sleep it
+    would hold its locks for an hour; the end of the sleep would end it the same way, its transaction rolled
+    back), and wait until no session of dbt is active."""
+    if project.engine != "postgres":
+        return
+    import time
+    project.execute("select pg_terminate_backend(pid) from pg_stat_activity "
+                    "where pid <> pg_backend_pid() and datname = current_database() and query like '%pg_sleep(3600)%'")
+    for _ in range(100):
+        if not project.fetch("select count(*) from pg_stat_activity where pid <> pg_backend_pid() and datname = current_database() "
+                             "and application_name = 'dbt' and state <> 'idle'")[0][0]:
+            break
+        time.sleep(0.1)

@@ -1,5 +1,5 @@
 """The documentation examples as Python data, shared by the tests (the dbt seeds in
-integration_tests/seeds/examples hold the same rows for `dbt build`)."""
+seeds/examples, built by integration_tests/, hold the same rows for `dbt build`)."""
 
 E1_COLUMNS = [("userId", "integer"), ("name", "varchar"), ("city", "varchar"),
               ("operation", "varchar"), ("sequenceNum", "integer")]

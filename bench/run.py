@@ -29,7 +29,8 @@ event log's rows and bytes before and after `auto_cdc.compact` at its greatest s
 "apply" is the model's execution time from dbt's run_results.json (staging, checks, log append,
 recomputation, writes; no dbt start-up); "run" is the wall time of the whole `dbt` invocation.
 The data is generated inside the engine (range / generate_series), no CSVs. Results: a table on
-stdout, JSON in bench/results/latest.json (or --out), and SVG charts in docs/img (or --plots).
+stdout, JSON in bench/results/<size>.json (or --out; bench/report.py renders it into docs/benchmarks.md),
+and SVG charts in docs/img (or --plots).
 """
 from __future__ import annotations
 
@@ -517,6 +518,8 @@ def bench_engine(p: Project, s: dict, parts=PARTS, repeat: int = 1, log=print) -
                 auto_cdc_model(p, name, f"feed_{name}", scd)
         for T in (T1, T2) if "scaling" in parts else (T1,):
             incremental_peer_model(p, f"incremental_{T}", f"feed_scd1_{T}", W)
+        if "scaling" in parts:  # the least SCD2 apply that keeps a log, on the SCD2 model's batches
+            least_scd2_model(p, f"least_scd2_{T1}", f"feed_scd2_{T1}", W)
     if "late" in parts:
         for k in (K, 10 * K):
             replace_table(p, f"feed_late_{k}", initial_feed_sql(e, k, s["late_e"], W))
@@ -528,6 +531,7 @@ def bench_engine(p: Project, s: dict, parts=PARTS, repeat: int = 1, log=print) -
         replace_table(p, "snap_src", snapshot_sql(e, s["snap"], 0, W))
         auto_cdc_snapshot_model(p, "snap_auto_cdc", "snap_src")
         snapshot_peer(p, "snap_dbt", "snap_src", W)
+        least_snapshot_model(p, "snap_least", "snap_src", W)
     t0 = time.perf_counter()
     if "scaling" in parts or "peers" in parts or "late" in parts:
         p.run()
@@ -559,17 +563,19 @@ def bench_engine(p: Project, s: dict, parts=PARTS, repeat: int = 1, log=print) -
         batches = [batch_sql(e, B, T, 1, r, W, late=0.0) for r in range(1, R + 1)]
         for scd in (1, 2) if "scaling" in parts else (1,):
             name = f"scd{scd}_{T}"
-            if scd == 1:
-                # the hand-written incremental peer on the very same batches, run alternately
-                runs_a, runs_i = [], []
-                for batch in batches:
-                    replace_table(p, f"feed_{name}", batch)
-                    runs_a.append(dbt_timed(p, "run", name))
-                    runs_i.append(dbt_timed(p, "run", f"incremental_{T}"))
-                keep_best(f"{name}_b{B}", runs_a)
-                keep_best(f"incremental_{T}_b{B}", runs_i)
-            else:
+            # the peer on the very same batches, run alternately: SCD1 the hand-written incremental model,
+            # SCD2 (at T1) the least apply that keeps a log
+            peer = f"incremental_{T}" if scd == 1 else f"least_scd2_{T}" if T == T1 else None
+            if peer is None:
                 timed(f"{name}_b{B}", "run", name, f"feed_{name}", batches)
+                continue
+            runs_a, runs_p = [], []
+            for batch in batches:
+                replace_table(p, f"feed_{name}", batch)
+                runs_a.append(dbt_timed(p, "run", name))
+                runs_p.append(dbt_timed(p, "run", peer))
+            keep_best(f"{name}_b{B}", runs_a)
+            keep_best(f"{peer}_b{B}", runs_p)
         if "scaling" in parts:
             tm[f"floor_{T}_b{B}"] = {"apply_s": floor_seconds(p, f"floor_{T}", T, batches[0], W, R)}
     FB = s["floor_b"]
@@ -582,7 +588,7 @@ def bench_engine(p: Project, s: dict, parts=PARTS, repeat: int = 1, log=print) -
 
     # -- 3: peers: the snapshot job (each repeat a new version against the same previous state) -----------------
     if "peers" in parts:
-        for tool, command in (("snap_auto_cdc", "run"), ("snap_dbt", "snapshot")):
+        for tool, command in (("snap_auto_cdc", "run"), ("snap_dbt", "snapshot"), ("snap_least", "run")):
             runs = []
             for r in range(R):
                 replace_table(p, "snap_src", snapshot_sql(e, s["snap"], r + 1, W))
@@ -656,6 +662,12 @@ def bench_engine(p: Project, s: dict, parts=PARTS, repeat: int = 1, log=print) -
           f"auto_cdc SCD1 run / hand-written incremental run ({B:,} events into {T1:,} rows)", 1.2)
     ratio("scd1_vs_incremental_apply", lambda: a(f"scd1_{T1}_b{B}") / a(f"incremental_{T1}_b{B}"),
           "same, node execution only", 1.2)
+    ratio("scd2_vs_least_apply", lambda: a(f"scd2_{T1}_b{B}") / a(f"least_scd2_{T1}_b{B}"),
+          f"auto_cdc SCD2 node / least_scd2 node ({B:,} events into {T1:,} rows)", None)
+    ratio("scd2_vs_least", lambda: w(f"scd2_{T1}_b{B}") / w(f"least_scd2_{T1}_b{B}"), "same, whole dbt runs", None)
+    ratio("snapshot_vs_least_apply", lambda: a("snap_auto_cdc") / a("snap_least"),
+          f"auto_cdc_snapshot node / least_snapshot node ({s['snap']:,} rows)", None)
+    ratio("snapshot_vs_least", lambda: w("snap_auto_cdc") / w("snap_least"), "same, whole dbt runs", None)
     ratio("floor_incremental", lambda: a(f"incremental_{T1}_b{B}") / a(f"floor_{T1}_b{B}"),
           f"hand-written incremental model apply of {B:,} events into {T1:,} rows / floor insert (dbt's own model)",
           None)
@@ -741,52 +753,101 @@ def print_table(results: dict) -> None:
             print(f"| {case}: {tool} | " + " | ".join(cells) + " |")
 
 
+# The tools timed on one job, by name: a label a reader understands and the timing's key (`{B}`, `{T1}` stand for
+# the engine's batch and smaller target). The charts and the headline tables (bench/report.py) read them.
+TOOLS = {
+    "floor": ("plain insert of the batch (the floor)", "floor_{T1}_b{B}"),
+    "incremental": ("hand-written incremental model", "incremental_{T1}_b{B}"),
+    "scd1": ("auto_cdc SCD1", "scd1_{T1}_b{B}"),
+    "least_scd2": ("least SCD2 apply that keeps a log", "least_scd2_{T1}_b{B}"),
+    "scd2": ("auto_cdc SCD2", "scd2_{T1}_b{B}"),
+    "dbt_snapshot": ("dbt snapshot (check strategy)", "snap_dbt"),
+    "least_snapshot": ("least snapshot apply that keeps a log", "snap_least"),
+    "auto_cdc_snapshot": ("auto_cdc_snapshot", "snap_auto_cdc"),
+}
+# Each chart puts every tool's node time over one reference tool's, so that every bar reads "times the
+# reference's time, lower is better": (reference, the bars).
+CHARTS = {
+    "change-feed": ("incremental", ["floor", "incremental", "scd1", "least_scd2", "scd2"]),
+    "snapshot": ("dbt_snapshot", ["dbt_snapshot", "least_snapshot", "auto_cdc_snapshot"]),
+}
+# How a cost grows: each bar is a ratio of the same job's node times (bench_engine's `ratios`).
+GROWTH = [
+    ("auto_cdc SCD1 into a larger target", "scaling_scd1"),
+    ("auto_cdc SCD2 into a larger target", "scaling_scd2"),
+    ("hand-written model into a larger target", "scaling_incremental"),
+    ("plain insert into a larger target", "scaling_floor"),
+    ("auto_cdc SCD2, 20% late events", "late_cost"),
+    ("auto_cdc SCD2 late events, 10x longer history", "late_history_scaling"),
+]
+
+
+def timing(engine: dict, tool: str) -> dict | None:
+    """One engine's timing of a tool (TOOLS), or None where the run did not time it."""
+    s = engine["sizes"]
+    return engine["timings"].get(TOOLS[tool][1].format(B=s["B"], T1=s["T"][0]))
+
+
+def chart_bars(engine: dict, chart: str) -> list[tuple[str, float]]:
+    """The bars of one chart for one engine's results: (label, node time over the reference's node time)."""
+    reference, tools = CHARTS[chart]
+    ref_t = timing(engine, reference)
+    if not ref_t or not ref_t["apply_s"]:
+        return []
+    return [(TOOLS[tool][0], timing(engine, tool)["apply_s"] / ref_t["apply_s"]) for tool in tools if timing(engine, tool)]
+
+
+def growth_bars(engine: dict) -> list[tuple[str, float]]:
+    return [(label, engine["ratios"][key]["value"]) for label, key in GROWTH if key in engine["ratios"]]
+
+
 def plot(results: dict, directory: Path) -> list[Path]:
-    """SVG charts of the ratios (against their targets), the statements per run and the bookkeeping bytes
-    per target byte, one bar per engine."""
+    """SVG charts, one bar per tool and engine, every bar of a chart a time over one reference time (lower is
+    better): the change-feed job over the hand-written incremental model, the snapshot job over dbt's
+    `snapshot`, and how each cost grows with the target and with late events. Named by the size."""
     import matplotlib
     matplotlib.use("Agg")
+    matplotlib.rcParams["svg.fonttype"] = "none"  # labels as text: readable at any zoom, and searchable
     import matplotlib.pyplot as plt
 
     directory.mkdir(parents=True, exist_ok=True)
     engines = list(results["engines"])
-    title = f"size {results['size']}, {results['started_at'][:10]}"
+    size = results["size"]
     written = []
 
-    def chart(filename: str, section: str, keep, xlabel: str, log_scale: bool) -> None:
-        keys = [k for k in dict.fromkeys(k for e in engines for k in results["engines"][e].get(section, {})) if keep(k)]
-        if not keys:
+    def chart(filename: str, bars_of, xlabel: str) -> None:
+        per_engine = {e: dict(bars_of(results["engines"][e])) for e in engines}
+        labels = list(dict.fromkeys(label for e in engines for label in per_engine[e]))
+        if not labels:
             return
-        fig, ax = plt.subplots(figsize=(8, 0.45 * len(keys) * max(1, len(engines)) + 1.2))
+        fig, ax = plt.subplots(figsize=(9, 0.5 * len(labels) * len(engines) + 1.7))
         height = 0.8 / len(engines)
         for j, e in enumerate(engines):
-            values = [results["engines"][e].get(section, {}).get(k, {}).get("value") for k in keys]
-            ys = [i + j * height for i in range(len(keys))]
-            ax.barh([y for y, v in zip(ys, values) if v is not None], [v for v in values if v is not None],
-                    height=height, label=e)
-        for i, k in enumerate(keys):
-            first = next(results["engines"][e][section][k] for e in engines if k in results["engines"][e].get(section, {}))
-            if first.get("target") is not None:
-                ax.plot([first["target"]] * 2, [i - height / 2, i + 0.8 - height / 2], color="black", linewidth=1.5)
-        ax.set_yticks([i + 0.4 - height / 2 for i in range(len(keys))], keys)
+            ys = [i + j * height for i, label in enumerate(labels) if label in per_engine[e]]
+            values = [per_engine[e][label] for label in labels if label in per_engine[e]]
+            bars = ax.barh(ys, values, height=height, label=e)
+            ax.bar_label(bars, labels=[f"{v:.2f}x" for v in values], padding=3, fontsize=10)
+        ax.axvline(1.0, color="black", linewidth=1)
+        ax.set_yticks([i + 0.4 - height / 2 for i in range(len(labels))], labels, fontsize=11)
         ax.invert_yaxis()
-        if log_scale:
-            ax.set_xscale("log")
-        ax.set_xlabel(xlabel)
-        ax.set_title(title, fontsize=9)
-        ax.legend(fontsize=8)
+        ax.set_xlim(0, max(v for e in engines for v in per_engine[e].values()) * 1.22)
+        ax.set_xlabel(xlabel, fontsize=11)
+        ax.set_title(f"{'default size' if size == 'small' else size + ' size'}, measured {results['started_at'][:10]}",
+                     fontsize=11, loc="left")
+        ax.legend(fontsize=10, loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=len(engines), frameon=False)
         fig.tight_layout()
         path = directory / filename
         fig.savefig(path, metadata={"Date": None})
         plt.close(fig)
         written.append(path)
 
-    chart("bench-ratios.svg", "ratios", lambda k: not k.startswith("bookkeeping"),
-          "ratio of execution times (black line: target)", True)
-    chart("bench-statements.svg", "statements", lambda k: True, "SQL statements in one dbt run of the model "
-          "(black line: target)", False)
-    chart("bench-bookkeeping.svg", "ratios", lambda k: k.startswith("bookkeeping"),
-          "bytes of the event log, run log and state per byte of the target", False)
+    chart(f"bench-{size}-change-feed.svg", lambda eng: chart_bars(eng, "change-feed"),
+          "node time, times the hand-written incremental model's (lower is better)")
+    chart(f"bench-{size}-snapshot.svg", lambda eng: chart_bars(eng, "snapshot"),
+          "node time, times dbt snapshot's (lower is better)")
+    chart(f"bench-{size}-growth.svg", growth_bars,
+          "node time, times the same job's on the smaller target,\n"
+          "with no late events, or on the shorter history (lower is better)")
     return written
 
 
@@ -794,7 +855,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", choices=sorted(SIZES), default="small")
     parser.add_argument("--engines", default="duckdb,postgres")
-    parser.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "latest.json")
+    parser.add_argument("--out", type=Path, help="the results JSON (default bench/results/<size>.json, which "
+                        "bench/report.py renders into docs/benchmarks.md)")
     parser.add_argument("--parts", default=",".join(PARTS),
                         help="comma-separated subset of " + ",".join(PARTS) + " (scaling includes the floor)")
     parser.add_argument("--repeat", type=int, default=2, help="runs per timing, the best is kept (1-4)")
@@ -810,7 +872,9 @@ def main(argv=None) -> int:
         parser.error(f"unknown parts: {sorted(set(parts) - set(PARTS))}")
     results = {"size": args.size, "repeat": args.repeat, "parts": list(parts), "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                "machine": {"cpus": os.cpu_count(), "memory_gb": _memory_gb(), "platform": platform.platform(),
-                           "python": platform.python_version()},
+                           "python": platform.python_version(),
+                           # the machine may be shared: its 1-minute load average when the run starts and ends
+                           "load_average": [round(os.getloadavg()[0], 1)]},
                "engines": {}}
     t0 = time.perf_counter()
     for engine in engines:
@@ -835,11 +899,15 @@ def main(argv=None) -> int:
             if not args.keep:
                 shutil.rmtree(tmp, ignore_errors=True)
     results["total_s"] = round(time.perf_counter() - t0, 1)
+    results["machine"]["load_average"].append(round(os.getloadavg()[0], 1))
+    from dbt.version import __version__ as dbt_version
+    results["machine"]["dbt_core"] = dbt_version
     try:
         import duckdb
         results["machine"]["duckdb"] = duckdb.__version__
     except ImportError:
         pass
+    args.out = args.out or REPO / "bench" / "results" / f"{args.size}.json"
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2, default=str))
     print_table(results)

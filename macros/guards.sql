@@ -9,6 +9,7 @@
   and says how to get out: restore what is missing, or rebuild knowingly with --full-refresh.
 -#}
 {% macro check_bookkeeping(existing_relation, rel) %}
+  {% do auto_cdc.check_identifier_length(this) %}
   {%- set full_refresh = should_full_refresh() -%}
   {%- set target_ok = existing_relation is not none and existing_relation.is_table -%}
   {%- set present = [] -%}
@@ -29,8 +30,9 @@
   {%- endif -%}
 
   {#- a run log with no run in it: the first run stopped before its commit on an engine without
-      transactions (Spark), and there is no history yet to lose -#}
-  {%- set no_history = present and missing and rel.existing_runs is not none
+      transactions (Spark), and there is no history yet to lose. Where a run's relations commit
+      together, such a run log was emptied by hand, which loses the history as dropping it does. -#}
+  {%- set no_history = present and missing and rel.existing_runs is not none and auto_cdc._engine().killed_runs
         and (auto_cdc._scalar('select count(*) from ' ~ rel.runs) | int) == 0 -%}
   {%- if not full_refresh and present and missing and not no_history -%}
     {%- set ways = ["restore " ~ (missing | join(' and ')) ~ " (from a backup, or the engine's time travel) and run again"] -%}
@@ -48,6 +50,61 @@
 {% endmacro %}
 
 
+{#- A model whose target name passes the engine's identifier limit in bytes fails before anything is
+    created: Postgres would cut the name to its limit (63 bytes; `ж` takes two), so the table it
+    creates is not the one dbt's relation, the package's lookups and later runs name. dbt-postgres
+    checks the name's length in characters only. The package does not derive a shorter name for the
+    target: `ref()` and every query of the model name the target as the model does (docs/decisions.md).
+    The names beside the target are shortened with a hash to fit (names.sql). -#}
+{% macro check_identifier_length(relation) %}
+  {%- set limit = auto_cdc.max_identifier_bytes() -%}
+  {%- set size = auto_cdc._byte_length(relation.identifier) -%}
+  {%- if limit is not none and size > limit -%}
+    {%- do exceptions.raise_compiler_error("auto_cdc model '" ~ model.name ~ "': the target's name '" ~ relation.identifier ~ "' is "
+          ~ size ~ " bytes of UTF-8, more than the engine's identifier limit of " ~ limit ~ " bytes: it would be cut, and "
+          ~ "later runs would not find the table. Nothing was created. Give the model an alias of at most " ~ limit
+          ~ " bytes (config alias='...')") -%}
+  {%- endif -%}
+{% endmacro %}
+
+
+{#- A condition of the run's facts query (_run_facts, plan.sql) on an incremental run: 'run log' or 'event log'
+    when that relation was emptied (its rows deleted, or the table truncated) while the other still
+    shows a history, else NULL. Either is fatal as a dropped one is (check_bookkeeping): without the run
+    log a run takes every event for new and starts its commit versions over; without the event log it
+    recomputes keys from nothing and writes rows back that deletes had removed. One probe of each log
+    (exists), plus, only when the event log is empty, a look at the run log: its latest run that
+    appended events is later than its latest erase_keys or compact, which may empty the log with it.
+    None where a run's relations do not commit together (the engine's killed_runs trait): on Spark a
+    killed first run leaves events beside an empty run log. -#}
+{% macro emptied_bookkeeping_sql(args) %}
+  {%- if auto_cdc._engine().killed_runs -%}{{ return(none) }}{%- endif -%}
+  {%- set runs_columns = (args.cols.types.get('runs') or {}).keys() | map('lower') | list -%}
+  {%- set operations = ['operation is not null'] if 'operation' in runs_columns else [] -%}
+  {%- if 'horizon' in runs_columns -%}{%- do operations.append('horizon is not null') -%}{%- endif -%}
+  {%- set sql -%}
+case
+  when not exists (select 1 from {{ args.rel.runs }}) then 'run log'
+  when exists (select 1 from {{ args.rel.log }}) then null
+  when coalesce((select max(run_id) from {{ args.rel.runs }} where events_applied > 0), 0)
+       > coalesce((select max(run_id) from {{ args.rel.runs }} where {{ operations | join(' or ') or '1 = 0' }}), 0) then 'event log'
+end
+  {%- endset -%}
+  {{ return(sql) }}
+{% endmacro %}
+
+{#- The run stops when its facts query found an emptied run log or event log (emptied_bookkeeping_sql). -#}
+{% macro check_emptied_bookkeeping(emptied) %}
+  {%- if emptied is none -%}{{ return(none) }}{%- endif -%}
+  {%- set other = 'its event log' if emptied == 'run log' else 'its run log' -%}
+  {%- do exceptions.raise_compiler_error("auto_cdc model '" ~ model.name ~ "': its " ~ emptied ~ " is empty while " ~ other
+        ~ " shows a history: it was emptied, which loses the model's history as dropping it does. This run stops rather than "
+        ~ "rebuild it; nothing was changed. Ways out: restore the " ~ emptied ~ " (from a backup, or the engine's time travel) "
+        ~ "and run again; or rebuild knowingly with `dbt run --select " ~ model.name ~ " --full-refresh`, which drops what is "
+        ~ "left and rebuilds the history from what the source still holds (events it no longer holds are lost)") -%}
+{% endmacro %}
+
+
 {#- allow_full_refresh (default true, like dbt's own full_refresh and Databricks' pipelines.reset.allowed):
     false turns --full-refresh into an error instead of a rebuild. -#}
 {% macro _allow_full_refresh() %}
@@ -60,13 +117,18 @@
 
 
 {#- A text sequence orders as text ('10' before '9'; ISO timestamps with different offsets out of
-    order). on_text_sequence says what a run does when a sequence_by column is text: 'warn' (the
-    default: one warning per run), 'fail', or 'ignore' (text order is what the user means). -#}
+    order), which silently gives wrong rows when the column holds numbers or times. on_text_sequence
+    says what a run does when a sequence_by column is text: 'fail' (the default: nothing is applied,
+    and the message says how to cast), 'warn' (dbt's warning event, JinjaLogWarning: `--warn-error`
+    makes it an error), or 'ignore' (text order is what the user means). A model's warning cannot
+    enter dbt's `WARN=` count: dbt counts the results whose status is `warn`, which only data tests
+    and source freshness have; a model's result is `success` or `error` (dbt-core 1.8 to 1.11,
+    ModelRunner._build_run_model_result). -#}
 {% macro check_sequence_type(args) %}
-  {%- set mode = config.get('on_text_sequence', 'warn') -%}
-  {%- if mode not in ['warn', 'fail', 'ignore'] -%}
+  {%- set mode = config.get('on_text_sequence', 'fail') -%}
+  {%- if mode not in ['fail', 'warn', 'ignore'] -%}
     {%- do exceptions.raise_compiler_error("auto_cdc model '" ~ model.name ~ "': on_text_sequence: unknown value '" ~ mode
-          ~ "' (expected 'warn', 'fail' or 'ignore')") -%}
+          ~ "' (expected 'fail', 'warn' or 'ignore')") -%}
   {%- endif -%}
   {%- if mode == 'ignore' -%}{{ return(none) }}{%- endif -%}
   {%- set texts = [] -%}
@@ -78,20 +140,23 @@
   {%- if seq_types | length < args.cfg.seq_columns | length -%}
     {%- set seq_types = auto_cdc._column_types('select ' ~ auto_cdc._cols(args.cfg.seq_columns) ~ ' from ' ~ args.rel.temp.batch) -%}
   {%- endif -%}
+  {%- set casts = [] -%}
   {%- for c, type in seq_types.items() -%}
     {%- set t = type | lower -%}
     {%- if t.startswith('text') or t.startswith('varchar') or t.startswith('character') or t.startswith('char')
           or t.startswith('string') or t.startswith('bpchar') -%}
       {%- do texts.append("'" ~ c ~ "' (" ~ type ~ ")") -%}
+      {%- do casts.append("`cast(" ~ auto_cdc._q(c) ~ " as bigint) as " ~ auto_cdc._q(c) ~ "`") -%}
     {%- endif -%}
   {%- endfor -%}
   {%- if texts -%}
     {%- set message = "auto_cdc model '" ~ model.name ~ "': the sequence_by column " ~ (texts | join(', '))
           ~ " is text, and events are ordered as text: '10' sorts before '9', and ISO timestamps with different UTC "
-          ~ "offsets sort out of order. Cast it to a number or a timestamp in the model; if text order is meant, set "
-          ~ "on_text_sequence: 'ignore' ('fail' makes this an error)" -%}
+          ~ "offsets sort out of order. Cast it in the model's select to the type its values have: " ~ (casts | join(', '))
+          ~ " for numbers, or `as timestamp` for times. If text order is meant, set on_text_sequence: 'ignore' "
+          ~ "('warn' runs on with a dbt warning)" -%}
     {%- if mode == 'fail' -%}
-      {%- do exceptions.raise_compiler_error(message) -%}
+      {%- do exceptions.raise_compiler_error(message ~ "; nothing was applied") -%}
     {%- endif -%}
     {%- do exceptions.warn(message) -%}
   {%- endif -%}

@@ -1,7 +1,7 @@
 {#-
-  The model's lock (docs/operations.md "Locking"). Every writer of a model's state takes it: a run
+  The model's lock (docs/operations.md "Locking and timeouts"). Every writer of a model's state takes it: a run
   (lock_model, dialect/locking.sql), auto_cdc.erase_keys and auto_cdc.compact. It is held until the writer
-  commits or rolls back, so two writers of one model never overlap. On Postgres the writer also locks the target
+  commits or rolls back, so two writers of one model never overlap. On Postgres a run also locks the target
   against concurrent INSERT, UPDATE and DELETE (readers keep reading): a hand edit committed before
   the run takes the lock is seen by the run, one made after it waits for the run's commit, so a
   run never writes an older value over a committed edit.

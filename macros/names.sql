@@ -37,16 +37,20 @@
     'edited_suffix': '__auto_cdc_edited',
     'edits_suffix': '__auto_cdc_edits',
     'changes_suffix': '__auto_cdc_changes',
+    'prior_suffix': '__auto_cdc_prior',
     'snapshot_suffix': '__auto_cdc_snapshot',
     'version': '__auto_cdc_version',
     'current': '__auto_cdc_current',
     'bucket': '__auto_cdc_bucket',
     'rewrite_suffix': '__auto_cdc_rewrite',
     'lock_suffix': '__auto_cdc_lock',
+    'erased_suffix': '__auto_cdc_erased',
     'upsert': 'upsert',
     'delete': 'delete',
     'truncate': 'truncate',
-    'mask': 'mask'
+    'mask': 'mask',
+    'feed_sequence': '_cdc_sequence',
+    'feed_deleted': '_cdc_deleted'
   }) %}
 {% endmacro %}
 

@@ -88,33 +88,3 @@
   {{- return('(' ~ (terms | join(' or ')) ~ ')') -}}
 {%- endmacro %}
 
-{#- Every statement of a run goes through here, inside the run's transaction: dbt's run_query does not
-    begin one (auto_begin=False), and on Postgres dbt's commit needs the transaction it began (R8). -#}
-{% macro _run_sql(sql) %}
-  {% call statement('auto_cdc', auto_begin=True) %}{{ sql }}{% endcall %}
-  {% do auto_cdc._fault_point() %}
-{% endmacro %}
-
-{#- A query's rows (an agate table), inside the run's transaction. -#}
-{% macro _query(sql) %}
-  {% call statement('auto_cdc_query', fetch_result=True, auto_begin=True) %}{{ sql }}{% endcall %}
-  {%- set table = load_result('auto_cdc_query').table -%}
-  {% do auto_cdc._fault_point() %}
-  {% do return(table) %}
-{% endmacro %}
-
-{#- A hook after every statement of a run, and once more (`last`) when the run's apply is done, for
-    fault-injection tests: the package's own is a no-op. A test project overrides it through dbt's
-    dispatch config (`dispatch: [{macro_namespace: auto_cdc, search_order: [<test project>, auto_cdc]}]`),
-    as auto_cdc_testkit/faults.py does. -#}
-{% macro _fault_point(last=false) %}
-  {%- do return(adapter.dispatch('_fault_point', 'auto_cdc')(last)) -%}
-{% endmacro %}
-
-{% macro default___fault_point(last=false) %}{% endmacro %}
-
-{#- A single value from a one-row, one-column query. -#}
-{% macro _scalar(sql) %}
-  {% set result = auto_cdc._query(sql) %}
-  {% do return(result.columns[0].values()[0] if result and result.rows | length > 0 else none) %}
-{% endmacro %}

@@ -5,8 +5,10 @@
 # extra too when AUTO_CDC_ENGINES names spark).
 #
 #   bash scripts/bootstrap.sh
+#   AUTO_CDC_DBT=oldest bash scripts/bootstrap.sh   # .venv-oldest: the oldest supported dbt-core (1.8)
 #
-# Needs only python3 (and apt-get, when python3's venv module is missing).
+# Needs only python3 (and apt-get, when python3's venv module is missing). As root (or with sudo) and apt-get,
+# it also installs Debian's PostgreSQL and its wal2json plugin for the live-source test (ensure_wal2json).
 # Quiet on success. The install is skipped when .venv/.bootstrap-<sha256 of
 # pyproject.toml and requirements-dev.txt> exists, i.e. pyproject.toml has not changed since the last
 # successful run (nor requirements-dev.txt). Delete that stamp (or .venv) to force a reinstall.
@@ -17,6 +19,13 @@ cd "$ROOT"
 
 PYTHON="${PYTHON:-python3}"
 VENV="$ROOT/.venv"
+REQUIREMENTS=requirements-dev.txt
+# AUTO_CDC_DBT=oldest: a venv of its own, .venv-oldest, with the oldest dbt-core and adapters the package
+# supports (requirements-oldest.txt), where scripts/test.sh runs the DuckDB quick tier.
+if [ "${AUTO_CDC_DBT:-}" = oldest ]; then
+    VENV="$ROOT/.venv-oldest"
+    REQUIREMENTS=requirements-oldest.txt
+fi
 
 say() { printf 'bootstrap: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
@@ -29,7 +38,7 @@ if command -v flock >/dev/null 2>&1; then
 fi
 
 [ -f pyproject.toml ] || die "no pyproject.toml in $ROOT"
-[ -f requirements-dev.txt ] || die "no requirements-dev.txt in $ROOT"
+[ -f "$REQUIREMENTS" ] || die "no $REQUIREMENTS in $ROOT"
 
 hash_file() {
     if command -v sha256sum >/dev/null 2>&1; then
@@ -69,6 +78,33 @@ ensure_venv_module() {
         || die "$PYTHON still has no working venv module after apt-get install python3-venv"
 }
 
+# The live-source test (tests/functional/test_live_source.py) decodes a Postgres server's changes with
+# wal2json: Debian's PostgreSQL (what the test kit starts: the highest version >= 15) and its
+# postgresql-<version>-wal2json. Installed with apt-get as root (or with sudo), once per machine; elsewhere
+# the test says what to install.
+ensure_wal2json() {
+    case "${AUTO_CDC_ENGINES:-postgres}" in *postgres*) ;; *) return 0 ;; esac
+    command -v apt-get >/dev/null 2>&1 || return 0
+    [ "$(id -u)" -eq 0 ] || command -v sudo >/dev/null 2>&1 || return 0
+    local version=""
+    for dir in /usr/lib/postgresql/*/bin/initdb; do
+        [ -e "$dir" ] || continue
+        local v; v="$(basename "$(dirname "$(dirname "$dir")")")"
+        if [ "$v" -ge 15 ] 2>/dev/null && { [ -z "$version" ] || [ "$v" -gt "$version" ]; }; then version="$v"; fi
+    done
+    if [ -n "$version" ] && [ -e "/usr/lib/postgresql/$version/lib/wal2json.so" ]; then return 0; fi
+    say "installing PostgreSQL's wal2json with apt-get"
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null || true
+    if [ -z "$version" ]; then
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null 2>&1 \
+            || { say "warning: apt-get install postgresql failed"; return 0; }
+        version="$(ls /usr/lib/postgresql | sort -n | tail -1)"
+    fi
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "postgresql-$version-wal2json" >/dev/null 2>&1 \
+        || say "warning: apt-get install postgresql-$version-wal2json failed (the live-source test needs it)"
+}
+ensure_wal2json
+
 # A venv whose interpreter is gone (moved machine, deleted Python) is useless.
 if [ -e "$VENV" ] && ! "$VENV/bin/python" -c 'import sys' >/dev/null 2>&1; then
     say "removing broken $VENV"
@@ -90,7 +126,7 @@ fi
 extras="test"
 case "${AUTO_CDC_ENGINES:-}" in *spark*) extras="test,spark" ;; esac
 
-hash="$(hash_file pyproject.toml)$(hash_file requirements-dev.txt | cut -c1-16)"
+hash="$(hash_file pyproject.toml)$(hash_file "$REQUIREMENTS" | cut -c1-16)"
 stamp="$VENV/.bootstrap-$hash-${extras/,/-}"
 
 # The Spark tier's Delta Lake jars, from Maven Central into a cache every clone shares (a no-op once
@@ -119,10 +155,10 @@ pip_quiet() {
     fi
 }
 
-say "installing the development requirements into $VENV (pip install -r requirements-dev.txt, extras $extras)"
+say "installing the development requirements into $VENV (pip install -r $REQUIREMENTS, extras $extras)"
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 pip_quiet install -q --upgrade pip
-pip_quiet install -q -r requirements-dev.txt -e ".[$extras]"
+pip_quiet install -q -r "$REQUIREMENTS" -e ".[$extras]"
 
 fetch_delta_jars
 rm -f "$VENV"/.bootstrap-*

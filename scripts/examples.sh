@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The examples job (about a minute): builds the documentation examples E1-E4 of integration_tests/ on
+# The examples job (about a minute): builds the documentation examples E1-E4 (models/examples) through integration_tests/ on
 # embedded DuckDB and prints, per example, the input events, the expected table, the table the package
 # built and `matches` or the difference; exits non-zero on a mismatch. Arguments go to
 # auto_cdc_testkit/examples.py (e.g. --expected MODEL=FILE.csv).

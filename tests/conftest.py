@@ -170,10 +170,17 @@ _MODULE_SECONDS: dict[str, float] = defaultdict(float)
 _MODULE_TESTS: dict[str, int] = defaultdict(int)
 
 
+# What a test records with record_property("printed", text) (say, a generated workload and its seed), shown
+# at the end of the run: under xdist a worker's own output never reaches the terminal.
+_PRINTED: list[str] = []
+
+
 def pytest_runtest_logreport(report):
     # each phase (setup, call, teardown) of each test; under xdist the controller sees the workers' reports
     if os.environ.get("PYTEST_XDIST_WORKER"):
         return
+    if report.when == "call":
+        _PRINTED.extend(f"{report.nodeid}: {value}" for name, value in report.user_properties if name == "printed")
     module = report.nodeid.split("::")[0]
     _MODULE_SECONDS[module] += report.duration
     if report.when == "call":
@@ -183,6 +190,10 @@ def pytest_runtest_logreport(report):
 def pytest_terminal_summary(terminalreporter):
     if not _MODULE_SECONDS or os.environ.get("PYTEST_XDIST_WORKER"):
         return
+    if _PRINTED:
+        terminalreporter.section("printed by the tests")
+        for line in _PRINTED:
+            terminalreporter.write_line(line)
     terminalreporter.section("time per module (setup + call + teardown, summed over workers)")
     for module, seconds in sorted(_MODULE_SECONDS.items(), key=lambda kv: -kv[1]):
         terminalreporter.write_line(f"{seconds:8.1f}s  {_MODULE_TESTS[module]:4d} tests  {module}")

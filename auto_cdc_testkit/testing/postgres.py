@@ -340,6 +340,13 @@ class PgServer:
             "PGDATABASE": self.dbname,
         }
 
+    def tool(self, name: str) -> str:
+        """The path of one of the server's client programs (pgbench, pg_recvlogical, ...); a managed
+        server's own version, else the one on PATH."""
+        if self._tc is not None:
+            return self._tc.exe(name)
+        return shutil.which(name) or name
+
     @property
     def running(self) -> bool:
         return self._running if self.managed else True

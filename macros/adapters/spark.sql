@@ -166,3 +166,29 @@ pmod(xxhash64({{ auto_cdc._cols(args.cfg.key_columns, prefix) }}), {{ args.cols.
 {% macro _spark_literal(parts, value) %}
   {{ return('null' if value is none else parts.before ~ value ~ parts.after) }}
 {% endmacro %}
+
+
+{#- An erase a killed writer left part done (spark__repair_killed_operation): the keys of its table
+    `erased` (whose columns are the model's key columns) deleted from the log and the target, the tables
+    a killed run left dropped, then `erased` itself. Every step can be repeated. -#}
+{% macro _spark_finish_erase(target, erased) %}
+  {%- set keys = auto_cdc._column_types('select * from ' ~ erased).keys() | list -%}
+  {%- do log("auto_cdc " ~ target ~ ": finishing an erase_keys that stopped part way (" ~ erased ~ " holds its keys)", info=true) -%}
+  {%- for rel in [auto_cdc._side_relation(target, auto_cdc._names().log_suffix), target] -%}
+    {% do auto_cdc.delete_keys(rel, erased, keys) %}
+  {%- endfor -%}
+  {% do auto_cdc.drop_erasure_keys(target, erased) %}
+{% endmacro %}
+
+{#- The temp tables of the model's runs (named as _relations names them) that a killed run left beside
+    its target, dropped: one listing. -#}
+{% macro _spark_drop_run_tables(target) %}
+  {%- set n = auto_cdc._names() -%}
+  {%- set names = [] -%}
+  {%- for key, suffix in n.items() if key.endswith('_suffix') and key not in ['log_suffix', 'runs_suffix', 'changes_suffix', 'seq_type_suffix', 'lock_suffix', 'erased_suffix'] -%}
+    {%- do names.append(auto_cdc._side_identifier(target.identifier, suffix) | lower) -%}
+  {%- endfor -%}
+  {%- for row in auto_cdc._query('show tables in ' ~ target.schema ~ " like '" ~ (names | join('|')) ~ "'").rows if not row[2] -%}
+    {% do auto_cdc._run_sql('drop table if exists ' ~ target.incorporate(path={'identifier': row[1]})) %}
+  {%- endfor -%}
+{% endmacro %}

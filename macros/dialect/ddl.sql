@@ -32,6 +32,22 @@
 {% endmacro %}
 
 
+{#- The longest identifier the engine keeps, in bytes of UTF-8, or none (no limit the package knows):
+    a longer target name fails the run (check_identifier_length). -#}
+{% macro max_identifier_bytes() %}
+  {{ return(adapter.dispatch('max_identifier_bytes', 'auto_cdc')()) }}
+{% endmacro %}
+
+{% macro default__max_identifier_bytes() %}
+  {{ return(none) }}
+{% endmacro %}
+
+{#- Postgres: NAMEDATALEN - 1 (63 in every build but a custom one); a longer name is cut, not refused. -#}
+{% macro postgres__max_identifier_bytes() %}
+  {{ return(63) }}
+{% endmacro %}
+
+
 {% macro create_temp_table_sql(relation, sql) %}
   {{ return(adapter.dispatch('create_temp_table_sql', 'auto_cdc')(relation, sql)) }}
 {% endmacro %}
@@ -57,9 +73,12 @@ analyze {{ relation }}
 
 {#- Spark: a parquet table beside the target (a temp view is a query, re-evaluated at every read). On
     Delta runs the replayed keys' history is a Delta table: a run deletes the history of hand-edited
-    keys from it. -#}
+    keys from it. An erasure's keys (erase_keys, on Delta only) are a Delta table too: a killed erase
+    leaves them whole or not at all, for the next writer to finish it from. -#}
 {% macro spark__create_temp_table_sql(relation, sql) %}
-  {%- set takes_deletes = relation.identifier.endswith(auto_cdc._names().history_suffix) and auto_cdc._spark_format() == 'delta' -%}
+  {%- set n = auto_cdc._names() -%}
+  {%- set takes_deletes = relation.identifier.endswith(n.erased_suffix)
+        or (relation.identifier.endswith(n.history_suffix) and auto_cdc._spark_format() == 'delta') -%}
 create table {{ relation }} using {{ 'delta' if takes_deletes else 'parquet' }} as
 {{ sql }}
 {% endmacro %}
@@ -326,4 +345,42 @@ alter table {{ relation }} add columns ({{ auto_cdc._q(column) }} {{ type }})
 
 {% macro drop_temp_table_sql(relation) %}
 drop table if exists {{ relation }}
+{% endmacro %}
+
+
+{#- Give `relation` exactly the grants of `grant_config` (a grants dict; `{}`: none): revoke what the
+    owner granted beyond them, grant what is missing. dbt's apply_grants does nothing for an empty
+    dict; change_data_feed_grants: {} must take every reader off the change feed. -#}
+{% macro apply_exact_grants(relation, grant_config) %}
+  {{ return(adapter.dispatch('apply_exact_grants', 'auto_cdc')(relation, grant_config)) }}
+{% endmacro %}
+
+{% macro default__apply_exact_grants(relation, grant_config) %}
+  {%- set current = adapter.standardize_grants_dict(auto_cdc._query(get_show_grant_sql(relation))) -%}
+  {%- set statements = get_dcl_statement_list(relation, diff_of_two_dicts(current, grant_config), get_revoke_sql)
+        + get_dcl_statement_list(relation, diff_of_two_dicts(grant_config, current), get_grant_sql) -%}
+  {%- if statements -%}{% do call_dcl_statements(statements) %}{%- endif -%}
+{% endmacro %}
+
+{#- DuckDB has no roles or grants. -#}
+{% macro duckdb__apply_exact_grants(relation, grant_config) %}
+{% endmacro %}
+
+
+{#- With no log_grants, on an incremental run: take from the event log and the run log (`logs`) the
+    grants a reader may still hold there. -#}
+{% macro revoke_log_grants(logs, grant_config) %}
+  {{ return(adapter.dispatch('revoke_log_grants', 'auto_cdc')(logs, grant_config)) }}
+{% endmacro %}
+
+{#- The grantees of the target's `grants`, which earlier versions of the package gave the logs too
+    (revoking a privilege not held changes nothing; DuckDB: revoke_grants does nothing). -#}
+{% macro default__revoke_log_grants(logs, grant_config) %}
+  {%- for relation in logs if grant_config -%}{% do auto_cdc.revoke_grants(relation, grant_config) %}{%- endfor -%}
+{% endmacro %}
+
+{#- Postgres: already done, in the run's first round trip: the model's lock statement revoked every
+    privilege the owner had granted on the logs (_pg_revoke_log_grants_sql, locking.sql), whoever holds
+    it, a grantee of an earlier log_grants included. -#}
+{% macro postgres__revoke_log_grants(logs, grant_config) %}
 {% endmacro %}

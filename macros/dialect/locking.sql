@@ -99,12 +99,29 @@
   {%- endif -%}
 {% endmacro %}
 
-{#- Postgres: the run's settings, then the model's lock if it is free; whether it was is left in the
-    transaction's setting auto_cdc.locked ('on' or 'off'). -#}
+{#- Postgres: the writer's transaction, its settings, then the model's lock if it is free; whether it was
+    is left in the transaction's setting auto_cdc.locked ('on' or 'off').
+    `commit; begin` makes the transaction a real one whatever psycopg2 believes (writer.sql): where
+    psycopg2 has begun one, the commit ends that empty transaction; where a `COMMIT` sent as SQL has
+    left psycopg2 believing it is in one, the server runs each statement on its own until this `begin`
+    (the commit then warns that no transaction is in progress). What came before the writer is
+    committed, as dbt's run_hooks commits before a hook outside the transaction.
+    client_connection_check_interval (PostgreSQL 14 and later, where the platform has it): a server
+    session whose client was killed notices it within 5 seconds while a statement runs, and ends,
+    rolling back and releasing the model's lock; without it the statement runs on (until
+    statement_timeout) and holds the lock. A value set for the server or the role is kept. -#}
 {% macro _pg_try_lock_sql(relation, lock_timeout, statement_timeout) %}
-  {{ return('do $auto_cdc$ begin perform ' ~ (auto_cdc._pg_settings(lock_timeout, statement_timeout) | join(', '))
-        ~ "; perform set_config('auto_cdc.locked', case when pg_try_advisory_xact_lock(" ~ auto_cdc._pg_lock_key(relation)
-        ~ ") then 'on' else 'off' end, true); end $auto_cdc$") }}
+  {%- set sql -%}
+commit; begin; do $auto_cdc$ begin
+  perform {{ auto_cdc._pg_settings(lock_timeout, statement_timeout) | join(', ') }};
+  if current_setting('client_connection_check_interval', true) = '0' then
+    begin perform set_config('client_connection_check_interval', '5s', true);
+    exception when invalid_parameter_value then null; end;
+  end if;
+  perform set_config('auto_cdc.locked', case when pg_try_advisory_xact_lock({{ auto_cdc._pg_lock_key(relation) }}) then 'on' else 'off' end, true);
+end $auto_cdc$
+  {%- endset -%}
+  {{ return(sql) }}
 {% endmacro %}
 
 {#- Postgres: the run's settings (set_config calls, for its transaction).
@@ -120,6 +137,26 @@
   {%- endfor -%}
   {%- do settings.append("set_config('random_page_cost', least(current_setting('random_page_cost')::float8, 1.1)::text, true)") -%}
   {{ return(settings) }}
+{% endmacro %}
+
+{#- Postgres: every privilege on the model's event log and run log that the current role granted to
+    another, revoked (what dbt's apply_grants revokes when a grants config no longer lists it). Nothing
+    when there is none, or no log yet. -#}
+{% macro _pg_revoke_log_grants_sql(relation) %}
+  {%- set n = auto_cdc._names() -%}
+  {%- set oids = [] -%}
+  {%- for suffix in [n.log_suffix, n.runs_suffix] -%}
+    {%- do oids.append("to_regclass('" ~ (auto_cdc._side_relation(relation, suffix).render() | replace("'", "''")) ~ "')") -%}
+  {%- endfor -%}
+  {%- set sql -%}
+do $auto_cdc$ declare r record; begin
+  for r in select distinct c.oid::regclass::text as rel, a.grantee from pg_class c cross join lateral aclexplode(c.relacl) a
+           where c.oid in ({{ oids | join(', ') }}) and a.grantor = current_role::regrole and a.grantee <> a.grantor loop
+    execute format('revoke all on %s from %s', r.rel, case when r.grantee = 0 then 'public' else quote_ident(pg_get_userbyid(r.grantee)) end);
+  end loop;
+end $auto_cdc$
+  {%- endset -%}
+  {{ return(sql) }}
 {% endmacro %}
 
 {#- Postgres: the model's advisory lock key, from the target's name. -#}
@@ -206,7 +243,7 @@
 
 
 {#-
-  Concurrent runs of one model (README "Guarantees"): the run holds its model's lock from its first
+  Concurrent runs of one model (docs/operations.md "Locking and timeouts"): the run holds its model's lock from its first
   statement to its commit, so a second run of the same model waits, then applies only what the first
   did not (R2). Called first thing after the outside-transaction pre-hooks, before the relations are
   looked up: dbt's relation cache was filled when the invocation started, so once the lock is held
@@ -240,12 +277,15 @@
 {% macro spark__lock_model(relation) %}
   {%- set held = auto_cdc.take_model_lock(relation, model.name, config.get('lock_timeout', '1h'), none) -%}
   {%- set relations = auto_cdc._model_tables(relation) -%}
-  {%- set names = [] -%}
+  {#- the same listing finds an erase a killed writer left part done (repair_killed_operation) -#}
+  {%- set erased = auto_cdc._side_relation(relation, auto_cdc._names().erased_suffix) -%}
+  {%- set names = [erased.identifier | lower] -%}
   {%- for rel in relations -%}{%- do names.append(rel.identifier | lower) -%}{%- endfor -%}
   {%- set found = [] -%}
   {%- for row in auto_cdc._query('show tables in ' ~ relation.schema ~ " like '" ~ (names | join('|')) ~ "'").rows if not row[2] -%}
     {%- do found.append(row[1] | lower) -%}
   {%- endfor -%}
+  {%- if names[0] in found -%}{% do auto_cdc._spark_finish_erase(relation, erased) %}{%- endif -%}
   {%- set changed = [] -%}
   {%- for rel in relations if (load_cached_relation(rel) is not none) != (rel.identifier | lower in found) -%}
     {%- do changed.append(rel ~ (' (created)' if rel.identifier | lower in found else ' (dropped)')) -%}
@@ -269,14 +309,16 @@
   {#- one round trip when the lock is free: the settings and the lock (take_model_lock), the target's
       lock (a hand edit of the target waits for this run's commit: locking.sql), and the lookup -#}
   {%- set try_lock = auto_cdc._pg_try_lock_sql(relation, config.get('lock_timeout', '1h'), config.get('statement_timeout')) -%}
-  {%- set table = auto_cdc._run_then_query(try_lock ~ ';\n' ~ auto_cdc._lock_target_sql(relation, model.name, "current_setting('auto_cdc.locked') = 'on'"),
-        "select current_setting('auto_cdc.locked'), l.relname, l.relkind from (select 1 as one) o left join (" ~ lookup ~ ") l on true") -%}
+  {#- with no log_grants, the logs' grants revoked in the same round trip (grants.sql) -#}
+  {%- set revoke = '' if config.get('log_grants') else ';\n' ~ auto_cdc._pg_revoke_log_grants_sql(relation) -%}
+  {%- set table = auto_cdc._run_then_query(try_lock ~ ';\n' ~ auto_cdc._lock_target_sql(relation, model.name, "current_setting('auto_cdc.locked') = 'on'")
+        ~ revoke, "select current_setting('auto_cdc.locked'), l.relname, l.relkind from (select 1 as one) o left join (" ~ lookup ~ ") l on true") -%}
   {%- set rows = [] -%}
   {%- if table.rows[0][0] == 'on' -%}
     {%- for row in table.rows if row[1] is not none -%}{%- do rows.append([row[1], row[2]]) -%}{%- endfor -%}
   {%- else -%}
     {%- for row in auto_cdc._run_then_query(auto_cdc._pg_wait_for_model_lock_sql(relation, model.name) ~ ';\n'
-          ~ auto_cdc._lock_target_sql(relation, model.name), lookup).rows -%}
+          ~ auto_cdc._lock_target_sql(relation, model.name) ~ revoke, lookup).rows -%}
       {%- do rows.append([row[0], row[1]]) -%}
     {%- endfor -%}
   {%- endif -%}

@@ -16,7 +16,7 @@
 {% macro _materialize(shape) %}
 
   {{ run_hooks(pre_hooks, inside_transaction=False) }}
-  -- the model's lock, held until the commit: a concurrent run of the same model waits (locking.sql)
+  -- the model's lock, held until the commit: a concurrent run of the same model waits (writer.sql)
   {%- set engine = auto_cdc._engine() -%}
   {%- set held_lock = auto_cdc.lock_model(this) if engine.model_lock else none -%}
 
@@ -56,16 +56,15 @@
   {%- endif -%}
   -- 4. the run log, then grants and docs
   {% do auto_cdc._record_run(args, written) %}
-  {% do auto_cdc._fault_point(last=true) %}
+  {% do auto_cdc.writer_done() %}
   {%- if engine.drops_temp -%}{% do auto_cdc._drop_temp_relations(rel.temp) %}{%- endif -%}
   {% do auto_cdc.apply_model_grants([target_relation] + rel.bookkeeping, grant_config,
                                     should_revoke(existing_relation, full_refresh_mode)) %}
   {% do persist_docs(target_relation, model) %}
 
   {{ run_hooks(post_hooks, inside_transaction=True) }}
-  -- `COMMIT` happens here
-  {{ adapter.commit() }}
-  {%- if engine.model_lock -%}{% do auto_cdc.release_model_lock(held_lock) %}{%- endif -%}
+  -- `COMMIT` happens here, then the lock's release (writer.sql)
+  {% do auto_cdc.writer_commit(held_lock) %}
   {{ run_hooks(post_hooks, inside_transaction=False) }}
 
   {#- every relation the run created goes into dbt's cache, so later models of the run see them -#}

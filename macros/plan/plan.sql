@@ -30,6 +30,8 @@
     held_from_log      every key in order on an unedited target: the rows it holds follow from the log
     target_filter      a condition on the target's rows for the MERGE (target_key_filter_sql), or none
     dropped            a first run: the relations it drops (a full refresh)
+    rebuild            a full refresh of a change feed: the versions it goes on from, and a copy of the
+                       rows it replaces (rebuilt_change_feed, steps/changes.sql)
   The plan step also brings the target's and the log's columns up to date (_apply_schema_changes), after
   the checks and before anything reads the target.
 -#}
@@ -66,13 +68,14 @@
         ~ n.truncate ~ "' then 1 end) from " ~ rel.temp.new).rows[0] -%}
   {{ return(dict(facts, strategy='first_run', events_read=row[0] | int, new_events=row[1] | int, truncates=(row[2] | int) > 0,
                  fast_keys=0, replayed_keys='(select count(*) from ' ~ rel.temp.affected ~ ')', replay_keys=none,
-                 history_ready=false, held_from_log=false, target_filter=none, dropped=existing)) }}
+                 history_ready=false, held_from_log=false, target_filter=none, dropped=existing,
+                 rebuild=auto_cdc.rebuilt_change_feed(args, existing) if config.get('change_data_feed', false) else none)) }}
 {% endmacro %}
 
 
 {#- The batch's new events (rel.temp.new) and the run's facts, with the feed's checks (R7), in one
     round trip: the log as the run reads it for the batch's keys first (touched_log), then the new events,
-    then one query of the facts (a killed run's events last). Spark then asks the table's history whether the target is unedited.
+    then one query of the facts (a killed run's events, then an emptied log's name, last). Spark then asks the table's history whether the target is unedited.
     `sort`: the affected keys are sorted in the same round trip (_sort_statements), where nothing the sort
     depends on is known only from the facts (a killed run's keys, an unedited target, a column this run
     adds); with a truncate among the new events the sort is dropped (plan). -#}
@@ -96,13 +99,15 @@
                    '(select count(*) from ' ~ rel.temp.new ~ ' where ' ~ auto_cdc._q(n.op) ~ " = '" ~ n.truncate ~ "')"]
                  + (auto_cdc._sorted_counts_sql(args) if sort else []) -%}
   {%- set killed_events = auto_cdc.killed_run_events_sql(args, known.get('next_run')) if engine.killed_runs else none -%}
-  {%- set exprs = exprs + ([killed_events] if killed_events else []) -%}
+  {%- set emptied = auto_cdc.emptied_bookkeeping_sql(args) -%}
+  {%- set exprs = exprs + ([killed_events] if killed_events else []) + ([emptied] if emptied else []) -%}
   {%- set statements = auto_cdc.one_partition_reads(args, statements) -%}
   {%- if args.cols.check_feed -%}
     {%- set row = auto_cdc._check_feed(args, facts.logged, exprs, statements) -%}
   {%- else -%}
     {%- set row = auto_cdc._run_then_query(statements, auto_cdc.one_partition_reads(args, 'select ' ~ (exprs | join(', ')))).rows[0] -%}
   {%- endif -%}
+  {% do auto_cdc.check_emptied_bookkeeping(row[-1] if emptied else none) %}
   {%- set killed = killed_events is not none and (row[6] | int) > 0 -%}
   {%- set since = (args.cols.get('prior') or {}).get('target_version') -%}
   {%- set facts = dict(facts, run_id=row[0] | int, has_edits=(row[1] | int) > 0, late_events=row[2] | int, events_read=row[3] | int,

@@ -213,19 +213,24 @@ edit_events as (
   {%- set h_start, h_end = h ~ '.' ~ auto_cdc._q(n.start_at), h ~ '.' ~ auto_cdc._q(n.end_at) -%}
   {%- set valued = [] -%}
   {%- for c in args.cols.output if c in args.cols.stored and c not in cfg.key_columns -%}{%- do valued.append(c) -%}{%- endfor %}
+  {#- one branch per kind: an OR of the two subqueries would keep the planner from joining them, and
+      rescan held once per event (quadratic in the edited keys on Postgres) -#}
   union all
   select {{ auto_cdc._cols(args.cols.stored, l) }}, {{ l }}.{{ op }}
   from ({{ auto_cdc._affected_events_sql(args, args.rel.temp.edited) }}) {{ l }}
-  where ({{ l }}.{{ op }} = '{{ n.delete }}' and not exists (
+  where {{ l }}.{{ op }} = '{{ n.delete }}' and not exists (
       select 1 from {{ args.rel.temp.held }} {{ h }}
       where {{ auto_cdc._eq(cfg.key_columns, h, l) }} and {{ h_start }} <= {{ at }} and ({{ h_end }} is null or {{ at }} <= {{ h_end }})
-    ))
+    )
   {%- if not seq_in_output %}
-    or ({{ l }}.{{ op }} = '{{ n.upsert }}' and exists (
+  union all
+  select {{ auto_cdc._cols(args.cols.stored, l) }}, {{ l }}.{{ op }}
+  from ({{ auto_cdc._affected_events_sql(args, args.rel.temp.edited) }}) {{ l }}
+  where {{ l }}.{{ op }} = '{{ n.upsert }}' and exists (
       select 1 from {{ args.rel.temp.held }} {{ h }}
       where {{ auto_cdc._eq(cfg.key_columns, h, l) }} and {{ h_start }} < {{ at }} and ({{ h_end }} is null or {{ at }} < {{ h_end }})
         and {{ auto_cdc._same(valued, h, l) }}
-    ))
+    )
   {%- endif %}
   {%- endif %}
 )

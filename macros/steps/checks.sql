@@ -1,8 +1,11 @@
 {#-
-  R7: bad input fails the run before anything is written, with a message naming the model, the
-  column and the number of offending rows. Conflicts (same key and sequence, different operation
-  or values) are looked for inside the batch and against the events already applied, so splitting
-  a feed across runs never turns an error into a silent choice.
+  R7: bad input fails the run before anything is written, with a message naming the model and every
+  kind of bad input the batch holds at once (NULL keys, NULL sequences, NULL system times, conflicts,
+  unknown columns_to_update names), each with its count, a few examples and what to do. Conflicts
+  (same key and sequence, different operation or values) are looked for inside the batch and
+  against the events already applied, so splitting a feed across runs never turns an error into a
+  silent choice. The counts come from one query (with the apply's facts); examples are read only for
+  a kind whose count is not zero.
 -#}
 {#- `facts`: more expressions to evaluate in the same query (the apply's counts), after the statement
     `before` (in the same round trip); returns their values. -#}
@@ -15,47 +18,73 @@
   {%- for c in cfg.compared if c in args.cols.stored -%}{%- do stored.append(c) -%}{%- endfor -%}
   {%- set log_columns = [] -%}
   {%- for c in stored if c not in args.cols.add_columns -%}{%- do log_columns.append(c) -%}{%- endfor -%}
-  {%- set n = auto_cdc._names() -%}
-  {%- set op = auto_cdc._q(n.op) -%}
-  {%- set problems = [] -%}
   {% do auto_cdc.check_sequence_type(args) %}
 
-  {#- NULL keys (truncates carry none) and NULL sequence values, one count per column -#}
-  {%- set checked = [] -%}
-  {%- for c in cfg.key_columns -%}
-    {%- do checked.append(("sum(case when " ~ op ~ " <> '" ~ n.truncate ~ "' and " ~ auto_cdc._q(c) ~ " is null then 1 else 0 end)", "NULL in key column '" ~ c ~ "'")) -%}
+  {#- one count per kind: the NULLs of each column in one pass over the batch, then conflicts and
+      unknown columns_to_update names -#}
+  {%- set checks = auto_cdc._feed_checks(args, log, stored, log_columns, before is not none) -%}
+  {%- set sums, counts = [], [] -%}
+  {%- for check in checks if check.get('nulls') -%}
+    {%- do sums.append('coalesce(sum(case when ' ~ check.nulls ~ ' then 1 else 0 end), 0) as ' ~ auto_cdc._alias('check_' ~ loop.index0)) -%}
   {%- endfor -%}
-  {%- for c in cfg.seq_columns -%}
-    {%- do checked.append(("sum(case when " ~ auto_cdc._q(c) ~ " is null then 1 else 0 end)", "NULL in sequence column '" ~ c ~ "'")) -%}
+  {%- for check in checks if not check.get('nulls') -%}
+    {%- do counts.append('(select count(*) as ' ~ auto_cdc._alias('count_' ~ loop.index0) ~ ' from (' ~ check.rows ~ ') c) ' ~ auto_cdc._alias('counted_' ~ loop.index0)) -%}
   {%- endfor -%}
-  {%- if cfg.system_seq -%}
-    {%- do checked.append(("sum(case when " ~ auto_cdc._q(cfg.system_seq) ~ " is null then 1 else 0 end)", "NULL in system_sequence_by column '" ~ cfg.system_seq ~ "'")) -%}
-  {%- endif -%}
-  {%- set exprs = [] -%}
-  {%- for e, _ in checked -%}{%- do exprs.append('coalesce(' ~ e ~ ', 0) as ' ~ auto_cdc._alias('check_' ~ loop.index0)) -%}{%- endfor -%}
   {%- set named_facts = [] -%}
   {%- for f in facts -%}{%- do named_facts.append(f ~ ' as ' ~ auto_cdc._alias('fact_' ~ loop.index0)) -%}{%- endfor -%}
-  {#- one query in the usual case: the NULL counts, the number of conflicts and the facts -#}
-  {%- set conflicts_sql = auto_cdc._conflicts_sql(args, log, stored, log_columns, before is not none) -%}
-  {%- set first = ['(select ' ~ (exprs | join(', ')) ~ ' from ' ~ batch ~ ') checks',
-                   '(select count(*) as ' ~ auto_cdc._alias('conflicts') ~ ' from (' ~ conflicts_sql ~ ') c) conflicts'] -%}
-  {%- set query = 'select * from ' ~ (first | join(' cross join ')) ~ ((' cross join (select ' ~ (named_facts | join(', ')) ~ ') facts') if facts else '') -%}
-  {%- set query = auto_cdc.one_partition_reads(args, query) -%}
+  {%- set parts = ['(select ' ~ (sums | join(', ')) ~ ' from ' ~ batch ~ ') checks'] + counts
+        + (['(select ' ~ (named_facts | join(', ')) ~ ') facts'] if facts else []) -%}
+  {%- set query = auto_cdc.one_partition_reads(args, 'select * from ' ~ (parts | join(' cross join '))) -%}
   {%- set row = (auto_cdc._run_then_query(before, query) if before else auto_cdc._query(query)).rows[0] -%}
-  {%- set counts = row[:exprs | length] -%}
-  {%- set conflict_count = row[exprs | length] | int -%}
-  {%- set fact_values = row[(exprs | length) + 1:] -%}
-  {%- for e, label in checked -%}
-    {%- if counts[loop.index0] | int > 0 -%}
-      {%- do problems.append(label ~ ": " ~ (counts[loop.index0] | int) ~ " row(s)") -%}
-    {%- endif -%}
+  {%- set problems = [] -%}
+  {%- for check in checks -%}
+    {%- if row[loop.index0] | int > 0 -%}{%- do problems.append(auto_cdc._feed_problem(check, row[loop.index0] | int)) -%}{%- endif -%}
   {%- endfor -%}
+  {%- if problems -%}
+    {%- do exceptions.raise_database_error("auto_cdc model '" ~ model.name ~ "': bad input in the change feed, nothing was applied:\n  - " ~ (problems | join('\n  - '))) -%}
+  {%- endif -%}
+  {{ return(row[checks | length:]) }}
+{% endmacro %}
 
+
+{#- The kinds of bad input a batch is checked for, the NULL checks first: each {head (its count as
+    `{n}`), nulls (a condition on the batch's rows, for a NULL check), rows (a query of the offending
+    rows, their first columns `shown`, then with `names` the unknown name, with `found_at` whether the
+    conflict is in the batch or against the log), advice}. -#}
+{% macro _feed_checks(args, log, stored, log_columns, new_events_made) %}
+  {%- set cfg = args.cfg -%}
+  {%- set batch = args.rel.temp.batch -%}
+  {%- set n = auto_cdc._names() -%}
+  {%- set op = auto_cdc._q(n.op) -%}
+  {%- set identity = cfg.key_columns + cfg.seq_columns -%}
+  {%- set nulls = [] -%}
+  {%- for c in cfg.key_columns -%}
+    {%- do nulls.append(("key column '" ~ c ~ "'", op ~ " <> '" ~ n.truncate ~ "' and " ~ auto_cdc._q(c) ~ " is null", identity,
+          "leave such rows out in the model (`where " ~ auto_cdc._q(c) ~ " is not null`) or give them their key: every event needs one")) -%}
+  {%- endfor -%}
+  {%- for c in cfg.seq_columns -%}
+    {%- do nulls.append(("sequence column '" ~ c ~ "'", auto_cdc._q(c) ~ " is null", identity,
+          "leave such rows out in the model or fill the sequence in (`coalesce(...)`): every event needs its place in the order")) -%}
+  {%- endfor -%}
+  {%- if cfg.system_seq -%}
+    {%- do nulls.append(("system_sequence_by column '" ~ cfg.system_seq ~ "'", auto_cdc._q(cfg.system_seq) ~ " is null", identity + [cfg.system_seq],
+          "leave such rows out in the model or fill the system time in: every event needs the time it was learned at")) -%}
+  {%- endif -%}
+  {%- set checks = [] -%}
+  {%- for what, condition, shown, advice in nulls -%}
+    {%- do checks.append({'head': "NULL in " ~ what ~ ": {n} row(s)", 'nulls': condition, 'shown': shown, 'advice': advice,
+          'rows': 'select ' ~ auto_cdc._cols(shown) ~ ' from ' ~ batch ~ ' where ' ~ condition}) -%}
+  {%- endfor -%}
+  {%- do checks.append({'head': 'conflicting events (same key and sequence, different operation or values) for {n} key/sequence pair(s)',
+        'rows': auto_cdc._conflicts_sql(args, log, stored, log_columns, new_events_made), 'shown': identity, 'found_at': true,
+        'advice': "drop the duplicates in the model, or make the sequence unique per key (add a tie-breaker column to "
+                  ~ "sequence_by, such as the time a row was loaded): two events at one key and sequence must be one event. An "
+                  ~ "event already applied changes only when the source is corrected and the model rebuilt with --full-refresh"}) -%}
   {#- R5: columns_to_update may name only output columns -#}
-  {%- if cfg.columns_to_update and not problems -%}
+  {%- if cfg.columns_to_update -%}
     {%- set known = [] -%}
     {%- for c in cfg.output -%}{%- do known.append("'" ~ (c | lower | replace("'", "''")) ~ "'") -%}{%- endfor -%}
-    {%- set sql -%}
+    {%- set unknown -%}
       select {{ auto_cdc._cols(cfg.key_columns) }}, name from (
         select {{ auto_cdc._cols(cfg.key_columns) }}, {{ auto_cdc.split_names_sql(auto_cdc._q(n.columns)) }} as name
         from {{ batch }}
@@ -63,34 +92,29 @@
       ) listed
       where name <> '' and name not in ({{ known | join(', ') }})
     {%- endset -%}
-    {%- set unknown = auto_cdc._query(sql) -%}
-    {%- if unknown.rows | length > 0 -%}
-      {%- set shown = [] -%}
-      {%- for row in unknown.rows[:5] -%}
-        {%- do shown.append("'" ~ row[-1] ~ "' for " ~ auto_cdc._describe_row(row, cfg.key_columns)) -%}
-      {%- endfor -%}
-      {%- do problems.append("columns_to_update column '" ~ cfg.columns_to_update ~ "' names unknown columns in "
-            ~ (unknown.rows | length) ~ " case(s): " ~ (shown | join(', '))) -%}
-    {%- endif -%}
+    {%- do checks.append({'head': "columns_to_update column '" ~ cfg.columns_to_update ~ "' names unknown columns in {n} case(s)",
+          'rows': unknown, 'shown': cfg.key_columns, 'names': true,
+          'advice': "name only the model's output columns (" ~ (cfg.output | join(', ')) ~ ") in '" ~ cfg.columns_to_update ~ "', or add the column to the model"}) -%}
   {%- endif -%}
+  {{ return(checks) }}
+{% endmacro %}
 
-  {#- conflicts: the same key and sequence with a different operation or different output values -#}
-  {%- if not problems and conflict_count > 0 -%}
-    {%- set identity = cfg.key_columns + cfg.seq_columns -%}
-    {%- set conflicts = auto_cdc._query(conflicts_sql) -%}
-    {%- if conflicts.rows | length > 0 -%}
-      {%- set shown = [] -%}
-      {%- for row in conflicts.rows[:5] -%}{%- do shown.append(auto_cdc._describe_row(row, identity)) -%}{%- endfor -%}
-      {%- do problems.append("conflicting events (same key and sequence, different operation or values) for "
-            ~ (conflicts.rows | length) ~ " key/sequence pair(s): " ~ (shown | join(', '))
-            ~ ((' and ' ~ (conflicts.rows | length - 5) ~ ' more') if conflicts.rows | length > 5 else '')) -%}
-    {%- endif -%}
-  {%- endif -%}
 
-  {%- if problems -%}
-    {%- do exceptions.raise_database_error("auto_cdc model '" ~ model.name ~ "': bad input in the change feed, nothing was applied:\n  - " ~ (problems | join('\n  - '))) -%}
-  {%- endif -%}
-  {{ return(fact_values) }}
+{#- One problem of _check_feed's message: its count, the first five of its rows and what to do. -#}
+{% macro _feed_problem(check, count) %}
+  {%- set found = auto_cdc._query('select * from (' ~ check.rows ~ ') ' ~ auto_cdc._alias('found') ~ ' order by '
+        ~ auto_cdc._cols(check.shown) ~ ' limit 5') -%}
+  {%- set shown = [] -%}
+  {%- for row in found.rows -%}
+    {%- set parts = [] -%}
+    {%- for c in check.shown -%}{%- do parts.append(c ~ '=' ~ ('NULL' if row[loop.index0] is none else row[loop.index0])) -%}{%- endfor -%}
+    {%- set described = '(' ~ (parts | join(', ')) ~ ')' -%}
+    {%- if check.get('names') -%}{%- set described = "'" ~ row[-1] ~ "' for " ~ described -%}{%- endif -%}
+    {%- if check.get('found_at') -%}{%- set described = described ~ (' in this batch' if row[-1] == 'batch' else ' against an applied event') -%}{%- endif -%}
+    {%- do shown.append(described) -%}
+  {%- endfor -%}
+  {{ return(check.head | replace('{n}', count | string) ~ ': ' ~ (shown | join(', '))
+            ~ ((' and ' ~ (count - shown | length) ~ ' more') if count > shown | length else '') ~ '. What to do: ' ~ check.advice) }}
 {% endmacro %}
 
 
@@ -113,13 +137,13 @@
     {%- set distinct_events = "select distinct " ~ auto_cdc._cols(stored) ~ ", " ~ op ~ " from " ~ batch ~ " where " ~ op ~ " <> '" ~ n.truncate ~ "'" -%}
   {%- endif -%}
   {%- set sql -%}
-      select {{ auto_cdc._cols(identity, 'd') }}, count(*) as {{ auto_cdc._q(n.internal_prefix ~ 'events') }}
+      select {{ auto_cdc._cols(identity, 'd') }}, count(*) as {{ auto_cdc._q(n.internal_prefix ~ 'events') }}, 'batch' as {{ auto_cdc._q(n.internal_prefix ~ 'found') }}
       from ({{ distinct_events }}) d
       group by {{ auto_cdc._cols(identity, 'd') }}
       having count(*) > 1
       {%- if log is not none %}
       union all
-      select {{ auto_cdc.broadcast_hint(['b'], args.plan.get('batch_rows'), (log_columns | length) + 1) }}{{ auto_cdc._cols(identity, 'b') }}, 2 as {{ auto_cdc._q(n.internal_prefix ~ 'events') }}
+      select {{ auto_cdc.broadcast_hint(['b'], args.plan.get('batch_rows'), (log_columns | length) + 1) }}{{ auto_cdc._cols(identity, 'b') }}, 2 as {{ auto_cdc._q(n.internal_prefix ~ 'events') }}, 'log' as {{ auto_cdc._q(n.internal_prefix ~ 'found') }}
       from (select distinct {{ auto_cdc._cols(log_columns) }}, {{ op }} from {{ batch }} where {{ op }} <> '{{ n.truncate }}') b
       join {{ log }} l
         on {{ auto_cdc._eq(identity, 'l', 'b') }}

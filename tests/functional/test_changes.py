@@ -14,13 +14,25 @@ def changes(project, name):
                          'order by _commit_version, id, _change_type'), key=repr)
 
 
-def test_table_changes_of_two_runs_and_a_downstream_model(project):
+def _targets_and_their_consumers(project):
+    """An SCD1 and an SCD2 target of the feed's first batch, each with a downstream auto_cdc model that reads
+    its change feed by _commit_version (the obvious consumer) and rebuilds the target from it."""
     project.table("feed", FEED, fx.CDF_BATCHES[0])
     project.feed_model("scd1", "feed", **BASE)
     project.feed_model("scd2", "feed", **BASE, stored_as_scd_type=2)
     project.model("scd1_copy", DOWNSTREAM.format(cols="id, a", up="scd1"), keys=["id"], **fx.CDF_DOWNSTREAM_CONFIG)
     project.model("scd2_copy", DOWNSTREAM.format(cols='id, a, "__START_AT" as start_at, "__END_AT" as end_at', up="scd2"),
                   keys=["id", "start_at"], **fx.CDF_DOWNSTREAM_CONFIG)
+
+
+def _assert_consumers_hold_their_targets(project):
+    assert target_rows(project, "scd1_copy", ["id", "a"]) == target_rows(project, "scd1", ["id", "a"])
+    assert target_rows(project, "scd2_copy", ["id", "a", "start_at", "end_at"]) == target_rows(
+        project, "scd2", ["id", "a", "__START_AT", "__END_AT"])
+
+
+def test_table_changes_of_two_runs_and_a_downstream_model(project):
+    _targets_and_their_consumers(project)
     project.run()
     # run 2: key 1 updated, key 2 deleted, key 3 inserted; then a late event for key 1 (SCD2: splits history)
     for batch in fx.CDF_BATCHES[1:]:
@@ -29,9 +41,7 @@ def test_table_changes_of_two_runs_and_a_downstream_model(project):
     assert changes(project, "scd1") == sorted(fx.CDF_SCD1_CHANGES, key=repr)
     assert changes(project, "scd2") == sorted(fx.CDF_SCD2_CHANGES, key=repr)
     project.run()  # the downstream models catch up with the last change
-    assert target_rows(project, "scd1_copy", ["id", "a"]) == target_rows(project, "scd1", ["id", "a"])
-    assert target_rows(project, "scd2_copy", ["id", "a", "start_at", "end_at"]) == target_rows(
-        project, "scd2", ["id", "a", "__START_AT", "__END_AT"])
+    _assert_consumers_hold_their_targets(project)
 
 
 def _metrics(project, name):
@@ -86,3 +96,59 @@ def test_table_changes_reads_as_written_in_databricks_with_or_without_an_alias(p
         assert sorted(target_rows(project, name, columns), key=repr) == version_2, name
     assert sorted(target_rows(project, "up_to_version_1", columns), key=repr) == [
         c for c in sorted(fx.CDF_SCD1_CHANGES, key=repr) if c[3] == 1]
+
+
+def _columns(project, name):
+    return [r[0] for r in project.fetch(
+        "select column_name from information_schema.columns "
+        f"where table_schema = '{project.schema}' and table_name = '{name}' order by ordinal_position")]
+
+
+def test_table_changes_of_a_model_whose_change_feed_has_no_rows_yet_reads_none_with_the_right_columns(project):
+    """A model whose change feed is turned on after its first run, by a run that brings nothing new, and a
+    model whose first run changed nothing: a reader in the same dbt run gets no rows, with the target's
+    columns and the change columns, not the engine's "table does not exist"."""
+    project.table("feed", FEED, fx.CDF_BATCHES[0])
+    project.table("nothing", FEED)
+    project.feed_model("later", "feed", **{**BASE, "change_data_feed": False})
+    project.feed_model("idle", "nothing", **BASE, stored_as_scd_type=2)
+    project.run()
+    project.feed_model("later", "feed", **BASE)
+    for up in ("later", "idle"):
+        project.model(f"{up}_changes", f"select * from {{{{ auto_cdc.table_changes(ref('{up}'), 0) }}}}",
+                      materialized="table")
+    project.run()
+    changes = ["_change_type", "_commit_version", "_commit_timestamp"]
+    assert _columns(project, "later_changes") == ["id", "a"] + changes
+    assert _columns(project, "idle_changes") == ["id", "a", "__START_AT", "__END_AT"] + changes
+    assert project.rows("later_changes") == [] and project.rows("idle_changes") == []
+    # the next change is version 1
+    project.insert("feed", ["id", "seq", "op", "a"], fx.CDF_BATCHES[1])
+    project.run("later")
+    assert sorted({r["_commit_version"] for r in project.rows("later__auto_cdc_changes")}) == [1]
+
+
+def test_commit_versions_go_on_across_a_full_refresh_which_records_what_it_changed(project):
+    """A full refresh does not start the versions again: a consumer reading by _commit_version gets the
+    rebuild's version, which holds the difference between the rows before and after it."""
+    _targets_and_their_consumers(project)
+    project.run()
+    project.insert("feed", ["id", "seq", "op", "a"], fx.CDF_BATCHES[1])
+    project.run()
+    # the source now holds other events: key 1 has another value at 5, key 3 is gone, key 4 is new
+    project.table("feed", FEED, [(1, 1, "U", "a1"), (1, 5, "U", "A5"), (2, 1, "U", "b1"), (2, 5, "D", None),
+                                 (4, 6, "U", "d6")])
+    project.run("scd1", "scd2", full_refresh=True)
+    assert [r["commit_version"] for r in project.rows("scd1__auto_cdc_runs")] == [3]
+    assert changes(project, "scd1") == sorted([
+        (1, "a5", "update_preimage", 3), (1, "A5", "update_postimage", 3), (3, "c5", "delete", 3),
+        (4, "d6", "insert", 3)], key=repr)
+    assert changes(project, "scd2") == sorted([
+        (1, "a5", 5, None, "update_preimage", 3), (1, "A5", 5, None, "update_postimage", 3),
+        (3, "c5", 5, None, "delete", 3), (4, "d6", 6, None, "insert", 3)], key=repr)
+    project.run("scd1_copy", "scd2_copy")  # the consumers read on from their cursor, version 2
+    _assert_consumers_hold_their_targets(project)
+    # and the next run goes on from the rebuild's version
+    project.insert("feed", ["id", "seq", "op", "a"], [(4, 7, "U", "d7")])
+    project.run("scd1")
+    assert sorted({r["_commit_version"] for r in project.rows("scd1__auto_cdc_changes")}) == [3, 4]

@@ -144,6 +144,22 @@ def test_a_compaction_with_bad_arguments_fails_naming_the_model_and_changes_noth
     assert len(project.fetch(f'select * from {project.relation("t__auto_cdc_runs")} where horizon is not null')) == 1
 
 
+def test_older_than_is_cast_to_the_sequence_type(project):
+    """`1e3` is a number of an integer sequence (it was refused), `-5` one below every event (nothing to
+    compact), `1.5` no integer: refused, never rounded to a horizon that would compact more."""
+    project.table("feed", FEED, [(1, 1, "U", "a", "x"), (1, 1000, "U", "b", "x"), (1, 2000, "U", "c", "x")])
+    project.feed_model("t", "feed", **BASE)
+    project.run()
+    result = compact(project, "t", "1.5", check=False)
+    assert not result.ok and "older_than: '1.5' is not a value of the sequence column 'seq'" in result.output, result.output[-2000:]
+    compact(project, "t", -5)
+    assert log_rows(project, "t") == 3
+    compact(project, "t", "1e3")
+    assert log_rows(project, "t") == 2  # the latest event at or below 1000 stays, the one before goes
+    horizons = project.fetch(f'select horizon from {project.relation("t__auto_cdc_runs")} where horizon is not null order by run_id')
+    assert horizons == [(-5,), (1000,)]
+
+
 def test_keys_with_folded_hand_edits_keep_their_events(project):
     project.table("feed", FEED, EVENTS)
     project.feed_model("t", "feed", **BASE)

@@ -1,4 +1,4 @@
-"""Concurrent runs (README "Guarantees"): two `dbt run` of the same model at the same time, and
+"""Concurrent runs (docs/operations.md "Locking and timeouts"): two `dbt run` of the same model at the same time, and
 different models in parallel (--threads 4).
 
 Postgres: the second run of a model waits for the first (a transaction-level advisory lock on the

@@ -89,6 +89,8 @@ def test_new_source_column_is_appended_without_reversioning_keys(project, scd):
     expected = {1: [(1, "a", "a@x"), (2, "b", None)],
                 2: [(1, "a", None, 1, 2), (1, "a", "a@x", 2, None), (2, "b", None, 1, None)]}[scd]
     assert target_rows(project, "t", cols) == expected
+    # the new column is appended at the end, after the history columns (README "Target shapes")
+    assert list(project.rows("t")[0]) == (["id", "a", "__START_AT", "__END_AT", "email"] if scd == 2 else cols)
 
 
 def test_on_schema_change_fail_ignore_and_sync(project):

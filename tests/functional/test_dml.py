@@ -286,9 +286,14 @@ def test_erase_keys_removes_every_trace_of_a_key(project):
     project.insert("feed", COLS, [(3, 2, "U", "c2", "z")])
     project.run()
     result = project.dbt("run-operation", "auto_cdc.erase_keys", "--args", "{model: t, where: 'id in (1, 3)'}")
-    assert "erased t: 3 row(s), t__auto_cdc_log: 6 row(s)" in result.output, result.output
-    for name in ("t", "t__auto_cdc_log", "t__auto_cdc_changes"):
+    assert "2 key(s) erased from t: 3 row(s), t__auto_cdc_log: 6 row(s)" in result.output, result.output
+    for name in ("t", "t__auto_cdc_log"):
         assert {r["id"] for r in project.rows(name)} == {2}, name
+    # the change feed keeps only the erasure: a delete of each erased row, with its key and nothing else
+    erasure = [(r["id"], r["__START_AT"], r["_change_type"], r["name"], r["city"], r["__END_AT"])
+               for r in project.rows("t__auto_cdc_changes") if r["id"] != 2]
+    assert sorted(erasure) == [(1, 1, "delete", None, None, None), (3, 1, "delete", None, None, None),
+                               (3, 2, "delete", None, None, None)]
     # the feed still holds key 1 and 3's events: erase them there too, or the next run applies them again
     project.table("feed", FEED, [(2, 1, "U", "b", "y")])
     project.run()

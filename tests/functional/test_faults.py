@@ -179,16 +179,7 @@ def faulted_run(project, full_refresh: bool, k: int | None, rng: random.Random, 
         return "restarted"
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
-    if project.engine == "postgres":
-        # the server notices a dead client only when it next talks to it: a backend stalled in pg_sleep
-        # would hold its locks for an hour, so end it as the end of the sleep would (its transaction rolls back)
-        project.execute("select pg_terminate_backend(pid) from pg_stat_activity "
-                        "where pid <> pg_backend_pid() and datname = current_database() and query like '%pg_sleep(3600)%'")
-        for _ in range(100):
-            if not project.fetch("select count(*) from pg_stat_activity where pid <> pg_backend_pid() and datname = current_database() "
-                                 "and application_name = 'dbt' and state <> 'idle'")[0][0]:
-                break
-            time.sleep(0.1)
+    faults.end_stalled_sessions(project)
     return "killed"
 
 

@@ -1,4 +1,4 @@
-"""Hostile input (README "Guarantees"): values and identifiers that break naive SQL text.
+"""Hostile input (docs/guarantees.md "Guarantees"): values and identifiers that break naive SQL text.
 
 Values reach dbt through a source table written with bound parameters, so every value the engine
 can store arrives as is; the package never splices a value into SQL text, so they must round-trip
@@ -142,8 +142,10 @@ def test_sequence_columns_of_every_orderable_type(project):
     for name, (sql_type, seqs) in SEQUENCE_TYPES.items():
         project.table(f"feed_{name}", [("id", "integer"), ("seq", sql_type), ("a", "varchar")],
                       [(1, s, f"v{i}") for i, s in enumerate(seqs)] + [(2, seqs[0], "w")])
+        # text order is what the text case means (a text sequence fails the run unless told so)
         project.feed_model(name, f"feed_{name}", materialized="auto_cdc", keys=["id"], sequence_by="seq",
-                           except_column_list=["seq"], stored_as_scd_type=2)
+                           except_column_list=["seq"], stored_as_scd_type=2,
+                           **({"on_text_sequence": "ignore"} if name == "text" else {}))
     project.run()
     for name, (sql_type, seqs) in SEQUENCE_TYPES.items():
         events = [ref.Event((1,), s, ref.UPSERT, {"a": f"v{i}"}) for i, s in enumerate(seqs)]

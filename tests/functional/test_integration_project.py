@@ -1,5 +1,7 @@
 """integration_tests/: the package's dbt test project. It installs the package with `local: ../` as a
-user does and builds the documentation examples E1-E4 with their equality tests, on every engine."""
+user does, switches on the documentation examples E1-E4 the package keeps in models/ and seeds/, and builds
+them with their equality tests, on every engine."""
+import json
 import os
 import shutil
 import subprocess
@@ -33,12 +35,19 @@ def test_integration_project_builds_the_examples_with_their_equality_tests(engin
     assert sorted(models) == sorted(m for m in EXAMPLES if engine == "duckdb" or not m.startswith("e3_"))
     output = dbt("build")
     # E1 (4 targets), E2 (2) and E4 (1) on every engine, E3 (2) on DuckDB, and the orders example
-    assert output.count("PASS auto_cdc_equal_rows_") == (10 if engine == "duckdb" else 8), output[-5000:]
+    assert output.count("PASS example_") == (10 if engine == "duckdb" else 8), output[-5000:]
     assert "ERROR=0" in output and "WARN=0" in output
 
 
 def test_installing_the_package_adds_no_model_or_seed(project):
-    """The package's root holds macros only: a consumer lists nothing of the package's own."""
+    """The package's models/ and seeds/ hold the documentation examples, off unless the project that installs
+    the package switches them on (integration_tests/ does): a user's project lists nothing of the package's."""
+    assert sorted(path.name for path in (REPO / "models" / "examples").glob("*.sql"))  # there is something to hide
+    assert sorted(path.name for path in (REPO / "seeds" / "examples").glob("*.csv"))
     listed = project.dbt("ls", "--output", "name", "--quiet").output.split()
     assert listed == []
-    assert not (REPO / "models").exists() and not (REPO / "seeds").exists()
+    # the switch leaves the package's on-run-end hook on (dbt configures project hooks from `models:`)
+    manifest = json.loads((project.path / "target" / "manifest.json").read_text())
+    hooks = [node for node in manifest["nodes"].values()
+             if node["resource_type"] == "operation" and node["package_name"] == "auto_cdc"]
+    assert [hook["config"]["enabled"] for hook in hooks] == [True], hooks

@@ -2,15 +2,22 @@
 tests/functional/test_integration_project.py shows them passing on every example."""
 
 
-def test_equal_rows_fails_on_a_wrong_table(project):
-    project.table("actual", [("id", "integer"), ("__START_AT", "integer")], [(1, 1), (2, 5)])
-    project.table("wrong", [("id", "integer"), ("__START_AT", "integer")], [(1, 1), (2, 6)])
+def _equal_rows_build(project, actual, expected):
+    """dbt build of a view `m` over the table `actual` with an equal_rows test against a view over `expected`
+    (each a (columns, rows) pair)."""
+    for name, (columns, rows) in (("actual", actual), ("expected", expected)):
+        project.table(name, columns, rows)
     project.model("m", f"select * from {project.relation('actual')}", materialized="view")
-    project.model("m_expected", f"select * from {project.relation('wrong')}", materialized="view")
+    project.model("m_expected", f"select * from {project.relation('expected')}", materialized="view")
     (project.path / "models" / "m.yml").write_text(
         "version: 2\nmodels:\n  - name: m\n    data_tests:\n      - auto_cdc.equal_rows:\n"
         "          arguments: {expected: ref('m_expected')}\n")
-    result = project.dbt("build", check=False)
+    return project.dbt("build", check=False)
+
+
+def test_equal_rows_fails_on_a_wrong_table(project):
+    columns = [("id", "integer"), ("__START_AT", "integer")]
+    result = _equal_rows_build(project, (columns, [(1, 1), (2, 5)]), (columns, [(1, 1), (2, 6)]))
     assert not result.ok and "Got 2 results" in result.output
 
 
@@ -53,3 +60,11 @@ def test_bitemporal_invariants_are_checked_per_system_time(project):
     assert "FAIL 1 auto_cdc_at_most_one_open_version_broken_m_id" in result.output, result.output[-3000:]
     assert "FAIL 1 auto_cdc_no_overlapping_versions_broken_m_id" in result.output
     assert result.output.count("PASS auto_cdc_") == 2
+
+
+def test_equal_rows_between_relations_of_different_columns_names_the_columns_of_each_side(project):
+    result = _equal_rows_build(project, ([("id", "integer"), ("a", "integer"), ("__START_AT", "integer")], [(1, 1, 1)]),
+                               ([("id", "integer"), ("b", "integer"), ("__START_AT", "integer")], [(1, 1, 1)]))
+    out = " ".join(result.output.split())
+    assert not result.ok and "have different columns" in out, out[-3000:]
+    assert 'm" has: a;' in out and 'm_expected" has: b.' in out, out[-3000:]

@@ -87,6 +87,45 @@ def _state(project, name):
             sorted(map(repr, project.rows(name + "__auto_cdc_log"))))
 
 
+def test_every_kind_of_bad_input_is_reported_in_one_run_with_examples_and_what_to_do(project):
+    """One run names every kind of bad input its batch holds, each with its count, a few example keys
+    and what to do, and applies nothing; the NULL checks of the other shapes' columns too."""
+    feed = FEED + [("cols", "varchar"), ("st", "integer")]
+    cols = [c for c, _ in feed]
+    project.table("feed", feed, [(1, 1, "U", "a", None, None, 1), (2, 1, "U", "b", None, None, 1)])
+    project.feed_model("t", "feed", **{**BASE, "except_column_list": ["op", "seq", "st"]}, columns_to_update="cols")
+    project.feed_model("bt", "feed", **{**BASE, "except_column_list": ["op", "seq", "cols"]},
+                       stored_as_scd_type="bitemporal", system_sequence_by="st")
+    project.run()
+    before = {name: _state(project, name) for name in ("t", "bt")}
+    project.insert("feed", cols, [
+        (None, 3, "U", "x", None, None, 2), (None, 4, "D", None, None, None, 2),   # NULL keys
+        (4, None, "U", "x", None, None, 2),                                         # a NULL sequence
+        (5, 2, "U", "x", None, None, 2), (5, 2, "U", "y", None, None, 2),           # a conflict in the batch
+        (1, 1, "U", "changed", None, None, 1),                                      # a conflict with the log
+        (6, 2, "U", "x", None, "a,nope", None),                                     # an unknown column; a NULL system time
+    ])
+    result = project.run(check=False)
+    out = " ".join(result.output.split())
+    assert not result.ok, out[-3000:]
+    expected = {
+        "t": ["NULL in key column 'id': 2 row(s): (id=NULL, seq=3), (id=NULL, seq=4). What to do: leave such rows out in the model",
+              "NULL in sequence column 'seq': 1 row(s): (id=4, seq=NULL). What to do: leave such rows out in the model or fill the sequence in",
+              "for 2 key/sequence pair(s): ",
+              "(id=5, seq=2) in this batch", "(id=1, seq=1) against an applied event",
+              "What to do: drop the duplicates in the model, or make the sequence unique per key",
+              "names unknown columns in 1 case(s): 'nope' for (id=6). What to do: name only the model's output columns"],
+        "bt": ["NULL in key column 'id': 2 row(s)", "NULL in sequence column 'seq': 1 row(s)",
+               "NULL in system_sequence_by column 'st': 1 row(s): (id=6, seq=2, st=NULL). What to do:",
+               "(id=5, seq=2) in this batch"],
+    }
+    for name, fragments in expected.items():
+        error = out[out.index(f"auto_cdc model '{name}': bad input"):]
+        for fragment in fragments:
+            assert fragment in error, (fragment, error[:3000])
+        assert _state(project, name) == before[name]
+
+
 def test_bad_input_fails_the_run_and_applies_nothing(project):
     project.table("feed", FEED, [(1, 1, "U", "a", None), (2, 1, "U", "b", None)])
     project.feed_model("t", "feed", **BASE)

@@ -26,10 +26,11 @@ formats), the model's lock held by another run (both formats), and two
 dbt processes racing one Delta model, both connected to a Spark Thrift server (the one test that does not
 run dbt in the test process: its two runs need one metastore that two drivers cannot share).
 
-The whole tier runs twice, on Delta Lake tables (the default where the session has Delta's catalog: no
-file_format is set) and on parquet (file_format: parquet for every model).
+The project runs on Delta Lake tables (the default where the session has Delta's catalog: no file_format is
+set), and again as a smoke set on parquet (file_format: parquet for every model): the examples, one generated
+SCD2 change feed, the change feeds and the schema changes.
 
-Default tier: DEFAULT_SHAPES, 2 snapshot series and 1 combined case. Full tier (AUTO_CDC_SPARK_FULL=1):
+Default tier: DEFAULT_SHAPES, 2 snapshot series and 1 combined case on Delta. Full tier (AUTO_CDC_SPARK_FULL=1):
 every shape (SCD type x partial-update mode), 4 snapshot series, 3 combined cases, and the SCD1
 variants of E2/E3."""
 from __future__ import annotations
@@ -38,6 +39,8 @@ import dataclasses
 import json
 import os
 import random
+import re
+import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from decimal import Decimal
@@ -47,6 +50,7 @@ import pytest
 from auto_cdc_testkit import faults, fixtures as fx, reference as ref
 from auto_cdc_testkit.cases import Case, draw_example
 from auto_cdc_testkit.harness import Project, ordered, sorted_rows, target_rows
+from auto_cdc_testkit.statements import events as statement_events
 from auto_cdc_testkit.testing import delta
 
 from conftest import ENGINES
@@ -140,12 +144,12 @@ def generated_cases(file_format: str = "delta") -> list:
     """The generated cases, each drawn from its own seed (SEED + offset), so the batch is the same at
     every run with the same seed (a failing case is printed whole). Each spreads its rows over RUNS
     runs (the project runs dbt that often anyway), so every case is applied incrementally. Parquet, the
-    path for clusters without Delta, takes the shapes without partial updates, one snapshot series and
-    the combined case (the full tier: all of them)."""
-    shapes = SHAPES if file_format == "delta" or FULL else [s for s in SHAPES if s[1] is None]
-    series = SNAPSHOT_SCDS if file_format == "delta" or FULL else SNAPSHOT_SCDS[1:2]
-    out = [draw_example(property_cases(i, scd=scd, partial=mode, runs=RUNS), SEED + i) for i, (scd, mode) in enumerate(shapes)]
-    out += [draw_example(snapshot_cases(i, scd=scd, runs=RUNS), SEED + 100 + i) for i, scd in enumerate(series)]
+    path for clusters without Delta, keeps a smoke set: one SCD2 change feed beside the examples, the change
+    feeds and the schema changes (the full tier: every case)."""
+    if file_format != "delta" and not FULL:
+        return [draw_example(property_cases(2, scd=2, partial=None, runs=RUNS), SEED + 2)]
+    out = [draw_example(property_cases(i, scd=scd, partial=mode, runs=RUNS), SEED + i) for i, (scd, mode) in enumerate(SHAPES)]
+    out += [draw_example(snapshot_cases(i, scd=scd, runs=RUNS), SEED + 100 + i) for i, scd in enumerate(SNAPSHOT_SCDS)]
     out += [draw_example(combined_cases(i, runs=RUNS), SEED + 200 + i) for i in range(COMBINED_CASES)]
     return out + [TRUNCATE_THEN_LATE]
 
@@ -459,7 +463,7 @@ def check_wide_batch(p: Project) -> list[str]:
 def check_erase(p: Project) -> list[str]:
     """After the last run: erase keys 1 and 3 of `er` (SCD2 with a hand edit of key 3 folded in)."""
     result = p.dbt("run-operation", "auto_cdc.erase_keys", "--args", "{model: er, where: 'id in (1, 3)'}", check=False)
-    if not result.ok or "erased er: 3 row(s), er__auto_cdc_log: 6 row(s)" not in result.output:
+    if not result.ok or "2 key(s) erased from er: 3 row(s), er__auto_cdc_log: 6 row(s)" not in result.output:
         return [f"erase_keys on Delta: {result.output[-3000:]}"]
     return [f"{name} after erase_keys holds keys {sorted({r['id'] for r in p.rows(name)})}, expected [2]"
             for name in ("er", "er__auto_cdc_log") if {r["id"] for r in p.rows(name)} != {2}]
@@ -482,7 +486,7 @@ def check_erase_unedited(p: Project) -> list[str]:
                 max(int(r["version"]) for r in got["history"]), sorted_rows(got["eu"], DML_SCD2_COLS))
     before, _, _ = read()
     result = p.dbt("run-operation", "auto_cdc.erase_keys", "--args", "{model: eu, where: 'id in (1, 2)'}", check=False)
-    if not result.ok or "erased eu: 3 row(s), eu__auto_cdc_log: 3 row(s)" not in result.output:
+    if not result.ok or "2 key(s) erased from eu: 3 row(s), eu__auto_cdc_log: 3 row(s)" not in result.output:
         return [f"erase_keys on eu: {result.output[-3000:]}"]
     erased, latest, _ = read()
     failures = []
@@ -513,7 +517,8 @@ def test_examples_and_generated_cases_on_spark_equal_the_expected_tables(file_fo
     for case in batch:
         case.install(p)
     change_feeds = install_change_feeds(p, file_format)
-    cursors = install_cursor_types(p)
+    # the cursor's literal (prior_runs) is written alike on both formats: tested on Delta
+    cursors = install_cursor_types(p) if file_format == "delta" or FULL else {}
     p.table("sc_feed", SCHEMA_FEED, [(1, 1, "U", "a", "e", None)])
     schema_models(p, "id, seq, op, a, extra", file_format)
     runs = max([4] + [c.runs for c in batch])
@@ -538,9 +543,9 @@ def test_examples_and_generated_cases_on_spark_equal_the_expected_tables(file_fo
                             else ["er__auto_cdc_log", "cdf_scd1__auto_cdc_runs", "cdf_scd2__auto_cdc_runs",
                                   "he1__auto_cdc_runs", "he2__auto_cdc_runs"]
                             + [n + "__auto_cdc_runs" for n in [*SEQ_SHOWN, *SCHEMA_CHANGED]])
-               + [name + "__auto_cdc_runs" for name in CURSOR_MODELS])
+               + [name + "__auto_cdc_runs" for name in CURSOR_MODELS if cursors])
     failures += check_change_feeds(p, file_format)
-    failures += check_cursor_types(p)
+    failures += check_cursor_types(p) if cursors else []
     failures += check_paths(p) + check_unedited(p, runs) + check_wide_batch(p) if file_format == "delta" else []
     failures += check_metrics(p, file_format)
     if file_format == "delta":  # no bucket column on Delta targets, and they are Delta tables
@@ -563,7 +568,35 @@ def test_examples_and_generated_cases_on_spark_equal_the_expected_tables(file_fo
     assert not failures, f"seed {SEED} (AUTO_CDC_SPARK_SEED={SEED} repeats it):\n" + "\n".join(failures)
 
 
-FAULT_TRIALS = int(os.environ.get("AUTO_CDC_SPARK_FAULT_TRIALS", "20"))
+def test_source_format_macros_read_the_samples_with_sparks_json_functions(spark_cluster, tmp_path_factory):
+    """The recorded samples of tests/functional/test_sources.py (Debezium with schemas, wal2json, DMS, Fivetran)
+    read by the source-format macros through Spark's JSON functions (get_json_object, from_json, conv): each
+    feed, as a view, holds one row per change the sample means, with its key, its values (an upsert's),
+    its _cdc_sequence and _cdc_deleted. (The apply of such a feed is the rest of this tier's; applying the
+    samples here too took 8 minutes.)"""
+    from test_sources import debezium, dms, fivetran, install as install_samples, wal2json
+    samples = [debezium(bare=False), wal2json(), dms(), fivetran()]
+    p = Project(tmp_path_factory.mktemp("spark_sources"), "spark", spark_conf=spark_cluster.spark_conf(), in_process=True)
+    install_samples(p, samples, scds=())
+    for s in samples:
+        p.insert(s.name, [name for name, _ in s.landing], s.rows)
+        p.model(f"{s.name}_feed", s.model("spark"), materialized="view", keys=[s.key])  # wal2json's key changes
+    p.run()
+    wrong = []
+    for s in samples:
+        values = list(s.columns)[1:]
+        actual = sorted(((r[s.key], r["_cdc_sequence"], True) if r["_cdc_deleted"] else
+                         (r[s.key], r["_cdc_sequence"], False, *(r[c] for c in values)) for r in p.rows(f"{s.name}_feed")),
+                        key=repr)
+        expected = sorted(((e.key[0], e.seq[0], True) if e.op == ref.DELETE else
+                           (e.key[0], e.seq[0], False, *(e.values[c] for c in values)) for m in s.meaning for e in m),
+                          key=repr)
+        if actual != expected:
+            wrong.append(f"{s.name}:\n  feed     {actual}\n  expected {expected}")
+    assert not wrong, "\n".join(wrong)
+
+
+FAULT_TRIALS = int(os.environ.get("AUTO_CDC_SPARK_FAULT_TRIALS", "10"))
 # (SCD type, partial-update mode) of the fault trials' change feeds, in turn; every fifth trial a snapshot series
 FAULT_SHAPES = [(1, None), (2, None), ("bitemporal", None), (1, "columns_to_update"), (2, "ignore_null_updates")]
 
@@ -676,6 +709,74 @@ def test_a_run_failed_right_after_its_log_append_is_completed_by_the_next_run(fi
         runs = sorted((r["run_id"], r["target_version"]) for r in p.rows(merged.name + "__auto_cdc_runs"))
         assert [run for run, _ in runs] == [1, 2] and all(version is not None for _, version in runs), \
             f"(run, target version) of the model whose run failed after its MERGE: {runs}"
+
+
+def _operation_statements(log) -> dict[int, str]:
+    """Statement number -> its SQL, of the last run-operation counted in a JSON debug log (as
+    faults.numbered_statements does for a run's model, whose SQL carries its node)."""
+    out, last_sql = {}, None
+    for event in statement_events(log):
+        info, data = event.get("info", {}), event.get("data", {})
+        if info.get("name") == "SQLQuery":
+            last_sql = " ".join((data.get("sql") or "").split())
+        elif (found := re.fullmatch(r"auto_cdc statement erase_keys (\d+)", (info.get("msg") or "").strip())) is not None:
+            out[int(found.group(1))] = last_sql
+    return out
+
+
+def test_an_erase_failed_part_way_on_delta_is_finished_by_the_next_writer(spark_cluster, tmp_path_factory):
+    """No transaction holds an erase together on Spark: its keys go into a Delta table first, which its
+    last statement drops, and a writer that finds such a table (a run, or the next erase: the
+    lease-and-repair rule of runs) deletes those keys' rows from the log and the target and drops it.
+    An erase failed part way is followed
+    by a run: the keys are then gone from the target and the log, or, failed before the key table, all
+    there; the failed erase's lease lapses (lock_timeout 1s) and the run takes it over. Failed after: the
+    statement before the key table, the key table's creation, each MERGE that deletes (the log's, the
+    target's), and (the erase that counts the statements) its last statement. A killed run's tables beside
+    the target are dropped with the erase.
+    Then the target equals the reference."""
+    assert spark_cluster.has_delta, "no Delta Lake jars: AUTO_CDC_ENGINES=spark bash scripts/bootstrap.sh fetches them"
+    p = Project(tmp_path_factory.mktemp("spark_delta_erase"), "spark", spark_conf=spark_cluster.spark_conf(), in_process=True)
+    faults.install(p, raising=True)
+    feed = DML_FEED + [("loaded", "integer")]
+    keys = list(range(1, 10))
+    # loaded: each key's own, so that the runs re-read only the last key's events (the cursor's), and none of
+    # an erased key's (the feed, a parquet table, keeps them)
+    p.table("feed", feed, [(k, 1, "U", f"n{k}", "x", k) for k in keys] + [(k, 2, "U", f"m{k}", "y", k) for k in keys[::2]])
+    p.feed_model("t", "feed", **dict(DML_CFG, except_column_list=["op", "seq", "loaded"]), stored_as_scd_type=2,
+                 cursor_column="loaded", lock_timeout="1s")
+    p.run()
+    p.execute(f"create table {p.relation('t__auto_cdc_batch')} using parquet as select 1 as id")  # a killed run's
+    p.fetch(f"select count(*) from {p.relation('t__auto_cdc_batch')}")  # (runs the queued statement)
+    erase = lambda key, plan=None, check=True: p.dbt(  # noqa: E731
+        "run-operation", "auto_cdc.erase_keys", "--args", f"{{model: t, where: 'id = {key}'}}", "--log-format-file", "json",
+        "--log-level-file", "debug", check=check, env={faults.PLAN_ENV: json.dumps(plan)} if plan else None)
+    # key 1: erased whole, its statements counted (it fails after its last one: a lease left, nothing else)
+    counted = erase(1, {"__count__": True, "erase_keys": 10 ** 6}, check=False)
+    assert "auto_cdc fault point: failing after statement" in counted.output and "(its last)" in counted.output, counted.output[-3000:]
+    statements = _operation_statements(p.path / "logs" / "dbt.log")
+    created = [k for k, sql in statements.items() if sql and "t__auto_cdc_erased using delta as" in sql]
+    assert len(created) == 1, statements
+    assert _tables(p, "t__auto_cdc_erased") == [] and _tables(p, "t__auto_cdc_batch") == []
+    # before the key table, right after it, and after each MERGE that deletes (after its last statement: key 1)
+    merges = [k for k, sql in statements.items() if sql and "merge into" in sql and "when matched then delete" in sql]
+    assert len(merges) == 2, statements
+    points = [created[0] - 1, created[0], *merges]
+    left = set(keys) - {1}
+    time.sleep(1)  # the counted erase's lease lapses
+    for key, k in zip(keys[1:], points):
+        failed = erase(key, {"erase_keys": k}, check=False)
+        assert f"auto_cdc fault point: failing after statement {k}" in failed.output, failed.output[-3000:]
+        time.sleep(1)  # its lease lapses: the run takes it over
+        p.run()
+        present = (any(r["id"] == key for r in p.rows("t")), any(r["id"] == key for r in p.rows("t__auto_cdc_log")))
+        assert present == ((True, True) if k < created[0] else (False, False)), (key, k, present)
+        if k >= created[0]:
+            left.discard(key)
+        assert _tables(p, "t__auto_cdc_erased") == []
+    expected = [(k, f"n{k}", 1, 2 if k % 2 else None) for k in left] + [(k, f"m{k}", 2, None) for k in left if k % 2]
+    assert sorted(target_rows(p, "t", DML_SCD2_COLS), key=repr) == sorted(expected, key=repr)
+    assert {r["id"] for r in p.rows("t__auto_cdc_log")} == left
 
 
 def _hold_lock(p: Project, lock: str, holder: str, lapses_at: str, lapsed: str | None = None) -> None:

@@ -1,6 +1,7 @@
 """Running the package safely (docs/operations.md): a partly missing history is an error, not a rebuild;
 --full-refresh can be refused; every writer takes the model's lock; grants stay on the target; commit
 versions only grow; long names fit the engine's limit in bytes; text sequences are reported."""
+import json
 import threading
 import time
 
@@ -49,14 +50,18 @@ def test_a_missing_bookkeeping_relation_fails_the_run_and_keeps_the_history(proj
     assert target_rows(project, "t", HISTORY) == [(3, "c", 1, 2), (3, "c2", 2, None)]
 
 
-def test_bookkeeping_without_a_recorded_run_holds_no_history_and_is_rebuilt(project):
-    """What a first run that stopped before its commit leaves on an engine without transactions (Spark)."""
+def test_an_emptied_run_log_beside_a_dropped_target_fails_the_run_as_a_dropped_one_does(project):
+    """A run's relations commit together on DuckDB and Postgres, so an empty run log beside a log is no first
+    run stopped part way (as on Spark, docs/spark.md) but an emptied one: the run does not rebuild from a
+    source that no longer holds key 2's delete."""
     built(project)
     project.execute(f"delete from {project.relation('t__auto_cdc_runs')}")
     project.execute(f"drop view {project.relation('v')}")
     project.execute(f"drop table {project.relation('t')}")
-    project.run("t")
-    assert target_rows(project, "t", HISTORY) == [(3, "c", 1, 2), (3, "c2", 2, None)]
+    result = project.run("t", check=False)
+    out = " ".join(result.output.split())
+    assert not result.ok and '."t" is missing while its event log' in out and "nothing was changed" in out, out[-3000:]
+    assert len(project.rows("t__auto_cdc_log")) == 5
 
 
 def test_allow_full_refresh_false_refuses_a_full_refresh(project):
@@ -146,9 +151,10 @@ def test_erase_keys_waits_for_a_run_of_the_model_and_is_not_undone(project):
     project.insert("feed", COLS, [(1, 5, "U", "a5"), (3, 4, "U", "c4")])
     with HeldRun(project) as run:
         erase, out = operation_waits_for(run, "the erase", "auto_cdc.erase_keys", "--args", '{model: t, where: "id = 2"}')
-    assert erase.returncode == 0 and "erased t: 1 row(s), t__auto_cdc_log: 2 row(s)" in out, out[-3000:]
-    for name in ["t", "t__auto_cdc_log", "t__auto_cdc_changes"]:
+    assert erase.returncode == 0 and "1 key(s) erased from t: 1 row(s), t__auto_cdc_log: 2 row(s)" in out, out[-3000:]
+    for name in ["t", "t__auto_cdc_log"]:
         assert [r for r in project.rows(name) if r["id"] == 2] == []
+    assert [(r["_change_type"], r["a"]) for r in project.rows("t__auto_cdc_changes") if r["id"] == 2] == [("delete", None)]
     project.run("t")
     assert target_rows(project, "t", HISTORY) == [(1, "a", 1, 2), (1, "a2", 2, 5), (1, "a5", 5, None),
                                                   (3, "c", 1, 4), (3, "c4", 4, None)]
@@ -241,7 +247,7 @@ def test_postgres_run_turns_jit_off_for_its_own_transaction_only(project):
 
 # -- who can read what ------------------------------------------------------------------------------
 
-def test_grants_reach_the_target_and_its_change_feed_not_its_logs(project):
+def test_grants_reach_the_target_and_its_change_feed_and_log_grants_the_logs_until_removed(project):
     postgres_only(project)
     import psycopg2
     project.execute("do $$ begin create role auto_cdc_trust_reader login password 'r'; "
@@ -275,6 +281,19 @@ def test_grants_reach_the_target_and_its_change_feed_not_its_logs(project):
             for name in ["t__auto_cdc_log", "t__auto_cdc_runs"]:
                 cur.execute(f"select count(*) from {project.relation(name)}")
                 assert cur.fetchone()[0] > 0
+        # reproduction: log_grants removed from the config, the reader kept SELECT on the logs; and the
+        # change feed's readers follow change_data_feed_grants (`{}`: its owner only)
+        project.feed_model("t", "feed", **BASE, change_data_feed=True, grants={"select": ["auto_cdc_trust_reader"]},
+                           change_data_feed_grants={})
+        project.run()
+        for name, readable in [("t", True), ("t__auto_cdc_log", False), ("t__auto_cdc_runs", False), ("t__auto_cdc_changes", False)]:
+            assert project.fetch("select has_table_privilege('auto_cdc_trust_reader', "
+                                 f"'{project.relation(name)}', 'select')")[0][0] == readable, name
+        project.feed_model("t", "feed", **BASE, change_data_feed=True, change_data_feed_grants={"select": ["auto_cdc_trust_reader"]})
+        project.run()
+        with reader.cursor() as cur:
+            cur.execute(f"select count(*) from {project.relation('t__auto_cdc_changes')}")
+            assert cur.fetchone()[0] > 0
     finally:
         reader.close()
 
@@ -291,13 +310,16 @@ def test_commit_versions_keep_increasing_after_the_latest_commit_is_erased(proje
     # every row of commit 2 belongs to key 2: erase it (from the source too)
     project.execute(f"delete from {project.relation('feed')} where id = 2")
     project.dbt("run-operation", "auto_cdc.erase_keys", "--args", '{model: t, where: "id = 2"}')
-    assert sorted({r["_commit_version"] for r in project.rows("t__auto_cdc_changes")}) == [1]
+    # commit 2 is gone; the erasure is commit 3, a delete carrying only the key
+    changes = project.rows("t__auto_cdc_changes")
+    assert sorted((r["id"], r["_change_type"], r["_commit_version"], r["a"]) for r in changes) == [
+        (1, "insert", 1, "a"), (2, "delete", 3, None)]
     project.insert("feed", COLS, [(3, 1, "U", "c")])
     project.run()
     changes = project.rows("t__auto_cdc_changes")
-    assert sorted((r["id"], r["_commit_version"]) for r in changes) == [(1, 1), (3, 3)]
+    assert sorted((r["id"], r["_commit_version"]) for r in changes) == [(1, 1), (2, 3), (3, 4)]
     runs = sorted(project.rows("t__auto_cdc_runs"), key=lambda r: r["run_id"])
-    assert [r["commit_version"] for r in runs] == [1, 2, 3]
+    assert [r["commit_version"] for r in runs] == [1, 2, 3, 4]
 
 
 # -- names ------------------------------------------------------------------------------------------
@@ -316,22 +338,96 @@ def test_long_non_ascii_model_names_fit_the_identifier_limit_in_bytes(project, n
     assert len(project.rows(side_identifier(name, NAMES["runs_suffix"]))) == 2
 
 
+@pytest.mark.parametrize("length", [41, 61])
+def test_a_target_name_past_the_identifier_limit_in_bytes_fails_before_anything_is_created(project, length):
+    """Reproduction: a model named with 41-61 Cyrillic characters (82-122 bytes) was cut by Postgres to 63
+    bytes, and every later run failed. DuckDB keeps such a name whole."""
+    name = ("журнал_заказов_" * 5)[:length]
+    project.table("feed", FEED, EVENTS)
+    project.feed_model(name, "feed", **BASE)
+    if project.engine == "duckdb":
+        project.run()
+        project.run()
+        assert target_rows(project, name, HISTORY) == EXPECTED
+        return
+    for _ in range(2):  # the first run, and the next, alike: nothing was left behind
+        result = project.run(check=False)
+        out = " ".join(result.output.split())
+        assert not result.ok and f"the target's name '{name}' is {len(name.encode())} bytes of UTF-8, more than the engine's " \
+            "identifier limit of 63 bytes" in out and "Nothing was created" in out, out[-3000:]
+    assert project.fetch(f"select count(*) from pg_class c join pg_namespace s on s.oid = c.relnamespace "
+                         f"where s.nspname = '{project.schema}' and c.relname <> 'feed'")[0][0] == 0
+    # an alias within the limit
+    project.feed_model(name, "feed", **BASE, alias=name[:20])
+    project.run()
+    assert target_rows(project, name[:20], HISTORY) == EXPECTED
+
+
+# -- emptied bookkeeping ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("emptied", ["t__auto_cdc_runs", "t__auto_cdc_log"])
+def test_an_emptied_run_log_or_event_log_fails_the_run_as_a_dropped_one_does(project, emptied):
+    """Reproduction: an emptied event log went unnoticed (on DuckDB a deleted key came back)."""
+    built(project)
+    project.execute(f"delete from {project.relation(emptied)}")
+    before = {name: sorted(map(repr, project.rows(name))) for name in ["t", "t__auto_cdc_log", "t__auto_cdc_runs"]}
+    result = project.run("t", check=False)
+    out = " ".join(result.output.split())
+    what = "run log" if emptied.endswith("runs") else "event log"
+    assert not result.ok and f"auto_cdc model 't': its {what} is empty while its" in out and "nothing was changed" in out, out[-3000:]
+    assert "--full-refresh" in out
+    assert {name: sorted(map(repr, project.rows(name))) for name in before} == before
+    project.run("t", full_refresh=True)
+    assert target_rows(project, "t", HISTORY) == [(3, "c", 1, 2), (3, "c2", 2, None)]
+
+
+def test_a_log_emptied_by_compact_or_erase_keys_is_no_emptied_log(project):
+    """A compaction removes every event of keys that ended in a delete, and an erase every event of its
+    keys: an empty log after either is the model's state, and runs go on."""
+    scd1 = dict(BASE, stored_as_scd_type=1)
+    project.table("feed", FEED, [(1, 1, "U", "a"), (1, 2, "D", None)])
+    project.table("feed2", FEED, [(1, 1, "U", "a")])
+    project.feed_model("t", "feed", **scd1)
+    project.feed_model("u", "feed2", **scd1)
+    project.run()
+    project.dbt("run-operation", "auto_cdc.compact", "--args", "{model: t, older_than: 2}")
+    project.dbt("run-operation", "auto_cdc.erase_keys", "--args", "{model: u, where: 'id = 1'}")
+    assert project.rows("t__auto_cdc_log") == project.rows("u__auto_cdc_log") == []
+    project.execute(f"delete from {project.relation('feed2')}")
+    project.run()
+    project.insert("feed", COLS, [(2, 3, "U", "b")])
+    project.insert("feed2", COLS, [(2, 3, "U", "b")])
+    project.run()
+    assert target_rows(project, "t", ["id", "a"]) == target_rows(project, "u", ["id", "a"]) == [(2, "b")]
+
+
 # -- text sequences ---------------------------------------------------------------------------------
 
-def test_a_text_sequence_warns_once_per_run_unless_told_otherwise(project):
+def test_a_text_sequence_fails_by_default_saying_how_to_cast_it_warns_when_told_and_is_quiet_when_ignored(project):
     project.table("feed", [("id", "integer"), ("seq", "varchar"), ("op", "varchar"), ("a", "varchar")],
                   [(1, "9", "U", "nine"), (1, "10", "U", "ten")])
     project.feed_model("t", "feed", **dict(BASE, stored_as_scd_type=1))
+    project.feed_model("loud", "feed", **dict(BASE, stored_as_scd_type=1), on_text_sequence="warn")
     project.feed_model("quiet", "feed", **dict(BASE, stored_as_scd_type=1), on_text_sequence="ignore")
-    project.feed_model("strict", "feed", **dict(BASE, stored_as_scd_type=1), on_text_sequence="fail")
     result = project.run(check=False)
     out = " ".join(result.output.split())
     warning = "the sequence_by column 'seq' ("
-    assert out.count("auto_cdc model 't': " + warning) == 1, out[-3000:]
+    assert not result.ok and not project.exists("t"), out[-3000:]
+    assert "auto_cdc model 't': " + warning in out and 'cast("seq" as bigint) as "seq"' in out
+    assert "nothing was applied" in out
+    assert out.count("auto_cdc model 'loud': " + warning) == 1
     assert "auto_cdc model 'quiet': " + warning not in out
-    assert "auto_cdc model 'strict': " + warning in out and "is text, and events are ordered as text" in out
-    assert not result.ok and project.exists("t") and not project.exists("strict")
-    assert target_rows(project, "t", ["id", "a"]) == [(1, "nine")]  # '9' sorts after '10' as text
+    assert target_rows(project, "loud", ["id", "a"]) == [(1, "nine")]  # '9' sorts after '10' as text
+    assert target_rows(project, "quiet", ["id", "a"]) == [(1, "nine")]
+    # the warning is dbt's warning event: JSON logs give it dbt's level, and --warn-error makes it an error
+    logged = project.dbt("run", "--select", "loud", "--log-format", "json")
+    events = [json.loads(line) for line in logged.output.splitlines() if line.startswith("{")]
+    warned = [e["info"] for e in events if "auto_cdc model 'loud': " + warning in e["info"]["msg"]]
+    assert [(e["name"], e["level"]) for e in warned] == [("JinjaLogWarning", "warn")], warned
+    project.insert("feed", COLS, [(2, "1", "U", "two")])
+    strict = project.dbt("run", "--select", "loud", "--warn-error", check=False)
+    assert not strict.ok and "auto_cdc model 'loud': " + warning in " ".join(strict.output.split())
+    assert target_rows(project, "loud", ["id", "a"]) == [(1, "nine")]  # nothing applied
 
 
 # -- hand edits ---------------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ def embedded_images(site: Path, page: str) -> list[Path]:
 
 
 def test_site_builds_strictly_with_every_page_in_the_nav(site):
-    for page in ["getting-started", "semantics", "configuration", "how-it-works", "guarantees", "spark",
+    for page in ["getting-started", "semantics", "configuration", "sources", "how-it-works", "guarantees", "spark",
                  "benchmarks", "decisions", "contributing", "testing", "operations"]:
         assert (site / page / "index.html").exists(), page
 
@@ -195,6 +195,18 @@ def test_contributing_page_names_every_key_of_the_runs_columns_and_plan_and_ever
     assert run | {"nothing_new"} == strategies
     assert {f"_{name}" for name in run} <= {m for path in (REPO / "macros" / "strategies").glob("*.sql")
                                             for m in re.findall(r"macro\s+([a-z_]+)\(", path.read_text())}
+def test_contributing_page_names_the_engines_that_override_each_hook():
+    """The hook table's "overridden by" column names exactly the engines whose `<engine>__<hook>` macro exists."""
+    defined = {name for path in (REPO / "macros").rglob("*.sql")
+               for name in re.findall(r"macro\s+([A-Za-z_0-9]+)\s*\(", path.read_text())}
+    rows = re.findall(r"^\| `([a-z_0-9]+)` \| [^|]* \| ([^|]*) \|$", (DOCS / "contributing.md").read_text(), re.MULTILINE)
+    assert len(rows) > 40
+    engines = ("duckdb", "postgres", "spark")
+    wrong = {hook: (sorted(e for e in engines if re.search(rf"\b{e}\b", cell)),
+                    sorted(e for e in engines if f"{e}__{hook}" in defined))
+             for hook, cell in rows
+             if {e for e in engines if re.search(rf"\b{e}\b", cell)} != {e for e in engines if f"{e}__{hook}" in defined}}
+    assert wrong == {}, "hook: (engines the table names, engines that override it)"
 
 
 def test_readme_links_point_to_files_the_repository_holds():
@@ -212,3 +224,141 @@ def test_readme_install_names_the_dbt_versions_the_package_requires():
     readme = (REPO / "README.md").read_text()
     assert f'"dbt-core>={lower},<{upper}"' in readme
     assert f"dbt-core {lower} up to, not including, {upper}.0" in readme
+
+
+# A section named in prose or a comment: `README "Metrics"`, `docs/spark.md, "Concurrency"`, `spark.md's "The
+# write path on Delta"` (a shell string's `\"` too). The CHANGELOG is left out: its entries name the sections
+# that held a change when it was made.
+SECTION_REFERENCE = re.compile(r"\b(README|(?:docs/)?[\w-]+\.md)(?:['’]s)?,? \(?\\?\"([^\"\n\\]{2,100})\\?\"")
+
+
+def headings(path: Path) -> set[str]:
+    text = re.sub(r"```.*?```", "", path.read_text(), flags=re.DOTALL)
+    return {line.lstrip("#").strip() for line in text.splitlines() if re.match(r"#{1,6} ", line)}
+
+
+def section_references(path: Path) -> list[tuple[Path | None, str, str]]:
+    """(the file named, the section, the reference as written) for each section reference in `path`."""
+    found = []
+    for match in SECTION_REFERENCE.finditer(path.read_text()):
+        name, section = match.groups()
+        if name == "README":
+            target = REPO / "README.md"
+        elif "/" in name:
+            target = REPO / name
+        else:
+            target = next((p for p in (DOCS / name, REPO / name, path.parent / name) if p.exists()), None)
+        found.append((target, section, match.group(0)))
+    return found
+
+
+def referencing_files() -> list[Path]:
+    own = Path(__file__).resolve()
+    folders = ("macros", "models", "seeds", "auto_cdc_testkit", "tests", "bench", "scripts", "integration_tests", "docs")
+    return [REPO / "README.md", REPO / "dbt_project.yml", REPO / "mkdocs.yml", REPO / "pyproject.toml",
+            *(path for folder in folders for path in sorted((REPO / folder).rglob("*"))
+              if path.suffix in (".py", ".sh", ".sql", ".yml", ".md", ".toml") and path.resolve() != own
+              and "dbt_packages" not in path.parts and "target" not in path.parts)]
+
+
+def test_the_section_reference_pattern_reads_the_forms_in_use():
+    forms = ['see README "Metrics".', '(docs/spark.md, "Concurrency")', "spark.md's \"The write path on Delta\"",
+             'echo "test.sh: (README \\"Running the Spark tier\\")"']
+    assert [m.group(2) for form in forms for m in SECTION_REFERENCE.finditer(form)] == [
+        "Metrics", "Concurrency", "The write path on Delta", "Running the Spark tier"]
+
+
+def test_every_section_that_comments_and_docs_name_exists():
+    """A reference to a section of the README or of a page names a heading that page has: comments in the macros,
+    the tooling, the tests and the scripts, and the docs themselves."""
+    references = [(path, target, section, written) for path in referencing_files()
+                  for target, section, written in section_references(path)]
+    assert len(references) > 10
+    broken = [f"{path.relative_to(REPO)}: {written}" for path, target, section, written in references
+              if target is None or section not in headings(target)]
+    assert broken == []
+
+
+# A list that Python-Markdown did not see: a line of a paragraph that starts with a list marker (a list needs a
+# blank line before it, and a list item's later blocks four spaces of indentation).
+LIST_MARKER_IN_PARAGRAPH = re.compile(r"<p>(?:(?!</p>).)*?\n\s*(?:[-*+]|\d+\.) (?:(?!</p>).)*</p>", re.DOTALL)
+
+
+def test_the_list_check_finds_a_list_rendered_as_a_paragraph():
+    assert LIST_MARKER_IN_PARAGRAPH.search("<p>Three checks:\n- <strong>By name.</strong> one</p>")
+    assert LIST_MARKER_IN_PARAGRAPH.search("<p>Steps\n1. stage</p>")
+    assert not LIST_MARKER_IN_PARAGRAPH.search("<p>Three checks:</p>\n<ul>\n<li>one</li>\n</ul>")
+    assert not LIST_MARKER_IN_PARAGRAPH.search("<p>a - b, and\nc - d</p>")
+
+
+def test_built_pages_render_every_list_as_a_list(site):
+    pages = sorted(site.rglob("*.html"))
+    assert len(pages) > 10
+    text = lambda html: re.sub(r"<[^>]+>|\s+", " ", html)[:160]  # noqa: E731
+    broken = [f"{page.relative_to(site)}: {text(m.group(0))}" for page in pages
+              for m in LIST_MARKER_IN_PARAGRAPH.finditer(page.read_text())]
+    assert broken == []
+
+
+def test_code_in_a_table_never_breaks_inside_a_name(site):
+    """The theme breaks code anywhere (`word-break: break-word`), so a config name in a table column wrapped
+    mid-word: every page with a table loads the stylesheet that stops it."""
+    css = (site / "stylesheets" / "extra.css").read_text()
+    rules = dict(re.findall(r"([^{}]+)\{([^}]*)\}", re.sub(r"/\*.*?\*/", "", css, flags=re.DOTALL)))
+    rules = {selector.strip(): body for selector, body in rules.items()}
+    first_column = rules[".md-typeset table:not([class]) td code"]
+    assert "white-space: nowrap" in first_column and "word-break: normal" in first_column
+    for page in sorted(site.rglob("*.html")):
+        if "<table>" in page.read_text():
+            assert "stylesheets/extra.css" in page.read_text(), page.relative_to(site)
+
+
+def git(*args: str) -> str:
+    return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=True).stdout
+
+
+@pytest.mark.skipif(not (REPO / ".git").exists(), reason="not a git checkout")
+def test_no_tracked_file_is_ignored_and_every_kept_result_is_shown():
+    """.gitignore and the tree agree (a rule that ignores tracked files hides their changes), and the benchmark results
+    kept in the tree are the ones the benchmark page renders (bench/report.py: bench/results/<size>.json)."""
+    assert git("ls-files", "--cached", "--ignored", "--exclude-standard").split() == []
+    sys.path.insert(0, str(REPO / "bench"))
+    import report
+    kept = git("ls-files", "bench/results").split()
+    assert set(kept) <= {f"bench/results/{size}.json" for size in report.SIZES}
+    page = (DOCS / "benchmarks.md").read_text()
+    for path in kept:
+        size = Path(path).stem
+        assert f"<!-- bench-report:{size} start -->" in page, f"{path} is kept but docs/benchmarks.md does not show it"
+
+
+def test_the_benchmark_page_shows_what_its_results_give():
+    """docs/benchmarks.md's headline tables are bench/report.py's rendering of the kept results: a rerun of the
+    benchmark and of bench/report.py refreshes them, and nobody edits them by hand."""
+    proc = subprocess.run([sys.executable, str(REPO / "bench" / "report.py"), "--check"], cwd=REPO,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_benchmark_page_is_short_and_its_charts_read_one_way(site):
+    assert len((DOCS / "benchmarks.md").read_text().splitlines()) <= 300
+    images = embedded_images(site, "benchmarks")
+    assert len(images) >= 3
+    for image in images:
+        labels = " ".join(svg_texts(image)) if image.suffix == ".svg" else ""
+        assert "lower is better" in labels or "lower is better" in image.read_text(), image.name
+
+
+def test_readme_install_names_the_tested_dbt_versions_and_the_offline_pin():
+    """The README states the oldest dbt-core CI tests (requirements-oldest.txt) and the pin of the development
+    environment (requirements-dev.txt), which is what installs where dbt-core 1.12's parser cannot be downloaded."""
+    def spec(path: str, name: str) -> str:
+        return next(line.split("#")[0].strip() for line in (REPO / path).read_text().splitlines()
+                    if line.startswith(name + ">") or line.startswith(name + "="))
+    readme = (REPO / "README.md").read_text()
+    oldest = spec("requirements-oldest.txt", "dbt-core")          # dbt-core>=1.8.0,<1.9
+    lower = oldest.split(">=")[1].split(",")[0].removesuffix(".0")
+    assert f"tests run on dbt-core {lower} with dbt-duckdb {lower} (the oldest)" in readme
+    pin = spec("requirements-dev.txt", "dbt-core").split(",")[1]  # <1.12
+    assert f'"dbt-core>={lower},{pin}"' in readme
+    assert f"dbt-core {pin.removeprefix('<')}'s installer downloads a parser" in readme

@@ -1,0 +1,1 @@
+{{ example_checks(ref('orders_history'), ref('expected_orders_history'), keys=['order_id']) }}

@@ -1,0 +1,1 @@
+{{ example_checks(ref('e1_users_scd1'), ref('expected_e1_scd1')) }}
