@@ -140,24 +140,27 @@ end
   {%- if seq_types | length < args.cfg.seq_columns | length -%}
     {%- set seq_types = auto_cdc._column_types('select ' ~ auto_cdc._cols(args.cfg.seq_columns) ~ ' from ' ~ args.rel.temp.batch) -%}
   {%- endif -%}
-  {%- set casts = [] -%}
-  {%- for c, type in seq_types.items() -%}
-    {%- set t = type | lower -%}
-    {%- if t.startswith('text') or t.startswith('varchar') or t.startswith('character') or t.startswith('char')
-          or t.startswith('string') or t.startswith('bpchar') -%}
-      {%- do texts.append("'" ~ c ~ "' (" ~ type ~ ")") -%}
-      {%- do casts.append("`cast(" ~ auto_cdc._q(c) ~ " as bigint) as " ~ auto_cdc._q(c) ~ "`") -%}
-    {%- endif -%}
+  {%- for c, type in seq_types.items() if (type | lower).startswith(('text', 'varchar', 'character', 'char', 'string', 'bpchar')) -%}
+    {%- do texts.append((c, type)) -%}
   {%- endfor -%}
-  {%- if texts -%}
-    {%- set message = "auto_cdc model '" ~ model.name ~ "': the sequence_by column " ~ (texts | join(', '))
-          ~ " is text, and events are ordered as text: '10' sorts before '9', and ISO timestamps with different UTC "
-          ~ "offsets sort out of order. Cast it in the model's select to the type its values have: " ~ (casts | join(', '))
-          ~ " for numbers, or `as timestamp` for times. If text order is meant, set on_text_sequence: 'ignore' "
-          ~ "('warn' runs on with a dbt warning)" -%}
-    {%- if mode == 'fail' -%}
-      {%- do exceptions.raise_compiler_error(message ~ "; nothing was applied") -%}
-    {%- endif -%}
-    {%- do exceptions.warn(message) -%}
+  {%- if texts -%}{% do auto_cdc._text_sequence_problem(texts, mode) %}{%- endif -%}
+{% endmacro %}
+
+{#- A text sequence_by (`texts`: its columns and their types) fails the run, or warns (`mode`), saying how
+    to cast it. -#}
+{% macro _text_sequence_problem(texts, mode) %}
+  {%- set named, casts = [], [] -%}
+  {%- for c, type in texts -%}
+    {%- do named.append("'" ~ c ~ "' (" ~ type ~ ")") -%}
+    {%- do casts.append("`cast(" ~ auto_cdc._q(c) ~ " as bigint) as " ~ auto_cdc._q(c) ~ "`") -%}
+  {%- endfor -%}
+  {%- set message = "auto_cdc model '" ~ model.name ~ "': the sequence_by column " ~ (named | join(', '))
+        ~ " is text, and events are ordered as text: '10' sorts before '9', and ISO timestamps with different UTC "
+        ~ "offsets sort out of order. Cast it in the model's select to the type its values have: " ~ (casts | join(', '))
+        ~ " for numbers, or `as timestamp` for times. If text order is meant, set on_text_sequence: 'ignore' "
+        ~ "('warn' runs on with a dbt warning)" -%}
+  {%- if mode == 'fail' -%}
+    {%- do exceptions.raise_compiler_error(message ~ "; nothing was applied") -%}
   {%- endif -%}
+  {%- do exceptions.warn(message) -%}
 {% endmacro %}

@@ -107,7 +107,7 @@
   {%- else -%}
     {%- set row = auto_cdc._run_then_query(statements, auto_cdc.one_partition_reads(args, 'select ' ~ (exprs | join(', ')))).rows[0] -%}
   {%- endif -%}
-  {% do auto_cdc.check_emptied_bookkeeping(row[-1] if emptied else none) %}
+  {%- if emptied and row[-1] is not none -%}{% do auto_cdc.check_emptied_bookkeeping(row[-1]) %}{%- endif -%}
   {%- set killed = killed_events is not none and (row[6] | int) > 0 -%}
   {%- set since = (args.cols.get('prior') or {}).get('target_version') -%}
   {%- set facts = dict(facts, run_id=row[0] | int, has_edits=(row[1] | int) > 0, late_events=row[2] | int, events_read=row[3] | int,

@@ -38,7 +38,7 @@
   {%- set row = (auto_cdc._run_then_query(before, query) if before else auto_cdc._query(query)).rows[0] -%}
   {%- set problems = [] -%}
   {%- for check in checks -%}
-    {%- if row[loop.index0] | int > 0 -%}{%- do problems.append(auto_cdc._feed_problem(check, row[loop.index0] | int)) -%}{%- endif -%}
+    {%- if row[loop.index0] | int > 0 -%}{%- do problems.append(auto_cdc._feed_problem(args, check, row[loop.index0] | int)) -%}{%- endif -%}
   {%- endfor -%}
   {%- if problems -%}
     {%- do exceptions.raise_database_error("auto_cdc model '" ~ model.name ~ "': bad input in the change feed, nothing was applied:\n  - " ~ (problems | join('\n  - '))) -%}
@@ -47,39 +47,25 @@
 {% endmacro %}
 
 
-{#- The kinds of bad input a batch is checked for, the NULL checks first: each {head (its count as
-    `{n}`), nulls (a condition on the batch's rows, for a NULL check), rows (a query of the offending
-    rows, their first columns `shown`, then with `names` the unknown name, with `found_at` whether the
-    conflict is in the batch or against the log), advice}. -#}
+{#- The kinds of bad input a batch is checked for, the NULL checks first: each {kind ('key', 'sequence',
+    'system', 'conflict' or 'columns'), column (a NULL check's), nulls (a condition on the batch's rows,
+    for a NULL check), rows (a query of the offending rows, their first columns `shown`, then the
+    unknown name or whether the conflict is in the batch or against the log)}. What each means, and
+    what to do, is read only when one is found (_feed_problem). -#}
 {% macro _feed_checks(args, log, stored, log_columns, new_events_made) %}
-  {%- set cfg = args.cfg -%}
-  {%- set batch = args.rel.temp.batch -%}
-  {%- set n = auto_cdc._names() -%}
+  {%- set cfg, batch, n = args.cfg, args.rel.temp.batch, auto_cdc._names() -%}
   {%- set op = auto_cdc._q(n.op) -%}
   {%- set identity = cfg.key_columns + cfg.seq_columns -%}
   {%- set nulls = [] -%}
-  {%- for c in cfg.key_columns -%}
-    {%- do nulls.append(("key column '" ~ c ~ "'", op ~ " <> '" ~ n.truncate ~ "' and " ~ auto_cdc._q(c) ~ " is null", identity,
-          "leave such rows out in the model (`where " ~ auto_cdc._q(c) ~ " is not null`) or give them their key: every event needs one")) -%}
-  {%- endfor -%}
-  {%- for c in cfg.seq_columns -%}
-    {%- do nulls.append(("sequence column '" ~ c ~ "'", auto_cdc._q(c) ~ " is null", identity,
-          "leave such rows out in the model or fill the sequence in (`coalesce(...)`): every event needs its place in the order")) -%}
-  {%- endfor -%}
-  {%- if cfg.system_seq -%}
-    {%- do nulls.append(("system_sequence_by column '" ~ cfg.system_seq ~ "'", auto_cdc._q(cfg.system_seq) ~ " is null", identity + [cfg.system_seq],
-          "leave such rows out in the model or fill the system time in: every event needs the time it was learned at")) -%}
-  {%- endif -%}
+  {%- for c in cfg.key_columns -%}{%- do nulls.append(('key', c, op ~ " <> '" ~ n.truncate ~ "' and " ~ auto_cdc._q(c) ~ " is null", identity)) -%}{%- endfor -%}
+  {%- for c in cfg.seq_columns -%}{%- do nulls.append(('sequence', c, auto_cdc._q(c) ~ " is null", identity)) -%}{%- endfor -%}
+  {%- if cfg.system_seq -%}{%- do nulls.append(('system', cfg.system_seq, auto_cdc._q(cfg.system_seq) ~ " is null", identity + [cfg.system_seq])) -%}{%- endif -%}
   {%- set checks = [] -%}
-  {%- for what, condition, shown, advice in nulls -%}
-    {%- do checks.append({'head': "NULL in " ~ what ~ ": {n} row(s)", 'nulls': condition, 'shown': shown, 'advice': advice,
-          'rows': 'select ' ~ auto_cdc._cols(shown) ~ ' from ' ~ batch ~ ' where ' ~ condition}) -%}
+  {%- for kind, column, condition, shown in nulls -%}
+    {%- do checks.append({'kind': kind, 'column': column, 'nulls': condition, 'shown': shown,
+                          'rows': 'select ' ~ auto_cdc._cols(shown) ~ ' from ' ~ batch ~ ' where ' ~ condition}) -%}
   {%- endfor -%}
-  {%- do checks.append({'head': 'conflicting events (same key and sequence, different operation or values) for {n} key/sequence pair(s)',
-        'rows': auto_cdc._conflicts_sql(args, log, stored, log_columns, new_events_made), 'shown': identity, 'found_at': true,
-        'advice': "drop the duplicates in the model, or make the sequence unique per key (add a tie-breaker column to "
-                  ~ "sequence_by, such as the time a row was loaded): two events at one key and sequence must be one event. An "
-                  ~ "event already applied changes only when the source is corrected and the model rebuilt with --full-refresh"}) -%}
+  {%- do checks.append({'kind': 'conflict', 'shown': identity, 'rows': auto_cdc._conflicts_sql(args, log, stored, log_columns, new_events_made)}) -%}
   {#- R5: columns_to_update may name only output columns -#}
   {%- if cfg.columns_to_update -%}
     {%- set known = [] -%}
@@ -92,16 +78,30 @@
       ) listed
       where name <> '' and name not in ({{ known | join(', ') }})
     {%- endset -%}
-    {%- do checks.append({'head': "columns_to_update column '" ~ cfg.columns_to_update ~ "' names unknown columns in {n} case(s)",
-          'rows': unknown, 'shown': cfg.key_columns, 'names': true,
-          'advice': "name only the model's output columns (" ~ (cfg.output | join(', ')) ~ ") in '" ~ cfg.columns_to_update ~ "', or add the column to the model"}) -%}
+    {%- do checks.append({'kind': 'columns', 'shown': cfg.key_columns, 'rows': unknown}) -%}
   {%- endif -%}
   {{ return(checks) }}
 {% endmacro %}
 
 
-{#- One problem of _check_feed's message: its count, the first five of its rows and what to do. -#}
-{% macro _feed_problem(check, count) %}
+{#- One problem of _check_feed's message: what was found (its count), the first five of its rows and what
+    to do. -#}
+{% macro _feed_problem(args, check, count) %}
+  {%- set cfg, c = args.cfg, check.get('column') -%}
+  {%- set what = {
+    'key': ("NULL in key column '" ~ c ~ "': {n} row(s)",
+            "leave such rows out in the model (`where " ~ auto_cdc._q(c) ~ " is not null`) or give them their key: every event needs one"),
+    'sequence': ("NULL in sequence column '" ~ c ~ "': {n} row(s)",
+                 "leave such rows out in the model or fill the sequence in (`coalesce(...)`): every event needs its place in the order"),
+    'system': ("NULL in system_sequence_by column '" ~ c ~ "': {n} row(s)",
+               "leave such rows out in the model or fill the system time in: every event needs the time it was learned at"),
+    'conflict': ('conflicting events (same key and sequence, different operation or values) for {n} key/sequence pair(s)',
+                 "drop the duplicates in the model, or make the sequence unique per key (add a tie-breaker column to "
+                 ~ "sequence_by, such as the time a row was loaded): two events at one key and sequence must be one event. An "
+                 ~ "event already applied changes only when the source is corrected and the model rebuilt with --full-refresh"),
+    'columns': ("columns_to_update column '" ~ cfg.columns_to_update ~ "' names unknown columns in {n} case(s)",
+                "name only the model's output columns (" ~ (cfg.output | join(', ')) ~ ") in '" ~ cfg.columns_to_update ~ "', or add the column to the model")
+  }[check.kind] -%}
   {%- set found = auto_cdc._query('select * from (' ~ check.rows ~ ') ' ~ auto_cdc._alias('found') ~ ' order by '
         ~ auto_cdc._cols(check.shown) ~ ' limit 5') -%}
   {%- set shown = [] -%}
@@ -109,12 +109,12 @@
     {%- set parts = [] -%}
     {%- for c in check.shown -%}{%- do parts.append(c ~ '=' ~ ('NULL' if row[loop.index0] is none else row[loop.index0])) -%}{%- endfor -%}
     {%- set described = '(' ~ (parts | join(', ')) ~ ')' -%}
-    {%- if check.get('names') -%}{%- set described = "'" ~ row[-1] ~ "' for " ~ described -%}{%- endif -%}
-    {%- if check.get('found_at') -%}{%- set described = described ~ (' in this batch' if row[-1] == 'batch' else ' against an applied event') -%}{%- endif -%}
+    {%- if check.kind == 'columns' -%}{%- set described = "'" ~ row[-1] ~ "' for " ~ described -%}{%- endif -%}
+    {%- if check.kind == 'conflict' -%}{%- set described = described ~ (' in this batch' if row[-1] == 'batch' else ' against an applied event') -%}{%- endif -%}
     {%- do shown.append(described) -%}
   {%- endfor -%}
-  {{ return(check.head | replace('{n}', count | string) ~ ': ' ~ (shown | join(', '))
-            ~ ((' and ' ~ (count - shown | length) ~ ' more') if count > shown | length else '') ~ '. What to do: ' ~ check.advice) }}
+  {{ return(what[0] | replace('{n}', count | string) ~ ': ' ~ (shown | join(', '))
+            ~ ((' and ' ~ (count - shown | length) ~ ' more') if count > shown | length else '') ~ '. What to do: ' ~ what[1]) }}
 {% endmacro %}
 
 
