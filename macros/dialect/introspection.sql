@@ -100,12 +100,16 @@ select r, attname, format_type(atttypid, atttypmod) from (
   {{ return(adapter.dispatch('source_columns', 'auto_cdc')(sql, relations, runs)) }}
 {% endmacro %}
 
-{#- Postgres: the query's columns, then the run log's last row (row_to_json) in a query of its own. -#}
+{#- The query's columns (Postgres: with the run log's last row, row_to_json, in the same query: one row
+    whose last column holds it and whose others are the query's, NULL). -#}
 {% macro default__source_columns(sql, relations, runs) %}
-  {%- set names = get_columns_in_query(sql) -%}
-  {%- if runs is none or not auto_cdc._engine().config_cache -%}{{ return({'names': names, 'types': none, 'last_run': none}) }}{%- endif -%}
-  {%- set rows = auto_cdc._query('select cast(row_to_json(r) as text) from (select * from ' ~ runs ~ ' order by run_id desc limit 1) r').rows -%}
-  {{ return({'names': names, 'types': none, 'last_run': fromjson(rows[0][0]) if rows else none}) }}
+  {%- if runs is none or not auto_cdc._engine().config_cache -%}{{ return({'names': get_columns_in_query(sql), 'types': none, 'last_run': none}) }}{%- endif -%}
+  {%- set last = auto_cdc._alias('last_run') -%}
+  {%- set result = auto_cdc._query('select q.*, (select cast(row_to_json(r) as text) from (select * from ' ~ runs
+        ~ ' order by run_id desc limit 1) r) as ' ~ last ~ ' from (select 1) as o left join (select * from (\n' ~ sql
+        ~ '\n) as s where false) as q on true') -%}
+  {%- set last_run = result.rows[0][-1] -%}
+  {{ return({'names': result.column_names[:-1] | list, 'types': none, 'last_run': fromjson(last_run) if last_run else none}) }}
 {% endmacro %}
 
 {#- DuckDB: DESCRIBE of the query, duckdb_columns() of the relations and the run log's last row (to_json),

@@ -30,8 +30,8 @@
     held_from_log      every key in order on an unedited target: the rows it holds follow from the log
     target_filter      a condition on the target's rows for the MERGE (target_key_filter_sql), or none
     dropped            a first run: the relations it drops (a full refresh)
-    rebuild            a full refresh of a change feed: the versions it goes on from, and a copy of the
-                       rows it replaces (rebuilt_change_feed, steps/changes.sql)
+    rebuild            a full refresh of a change feed: the versions it goes on from, a copy of the rows
+                       it replaces and whether the change feed is kept (rebuilt_change_feed, steps/changes.sql)
   The plan step also brings the target's and the log's columns up to date (_apply_schema_changes), after
   the checks and before anything reads the target.
 -#}
@@ -66,10 +66,11 @@
   {%- set row = auto_cdc._run_then_query([auto_cdc.create_temp_table_sql(rel.temp.new, auto_cdc._first_events_sql(args))],
         'select (select count(*) from ' ~ rel.temp.batch ~ '), count(*), count(case when ' ~ auto_cdc._q(n.op) ~ " = '"
         ~ n.truncate ~ "' then 1 end) from " ~ rel.temp.new).rows[0] -%}
+  {%- set rebuild = auto_cdc.rebuilt_change_feed(args, existing) if config.get('change_data_feed', false) else none -%}
   {{ return(dict(facts, strategy='first_run', events_read=row[0] | int, new_events=row[1] | int, truncates=(row[2] | int) > 0,
                  fast_keys=0, replayed_keys='(select count(*) from ' ~ rel.temp.affected ~ ')', replay_keys=none,
-                 history_ready=false, held_from_log=false, target_filter=none, dropped=existing,
-                 rebuild=auto_cdc.rebuilt_change_feed(args, existing) if config.get('change_data_feed', false) else none)) }}
+                 history_ready=false, held_from_log=false, target_filter=none, rebuild=rebuild,
+                 dropped=existing[:3] + [none] if (rebuild or {}).get('keep') else existing)) }}
 {% endmacro %}
 
 

@@ -3,7 +3,8 @@
   change_data_feed: true, every run that changes the target records the rows it removed and added
   in <target>__auto_cdc_changes, with _change_type, _commit_version (one per run that changed the
   target, strictly increasing: the run log keeps them, so erasing rows never frees a version, and a
-  full refresh goes on from the versions it drops) and _commit_timestamp (the run's start). A removed
+  full refresh keeps the change feed and goes on from its versions: rebuilt_change_feed) and
+  _commit_timestamp (the run's start). A removed
   and an added row with the same primary key are an update (pre- and post-image); otherwise a delete
   or an insert. Every run of such a model leaves the table, empty until a run changes the target, so
   table_changes() reads no rows rather than fail.
@@ -11,7 +12,8 @@
 
 {#- Record the changes of a run that changed the target (the caller checks); returns the commit version.
     After a full refresh (plan.rebuild, rebuilt_change_feed) they are the difference between the rows
-    the target held before it and the rebuilt ones. -#}
+    the target held before it and the rebuilt ones. A rebuild records its version in the run log even
+    where it changed no row, so the versions after it go on from those before it. -#}
 {% macro _record_changes(args) %}
   {%- set ts = "cast('" ~ run_started_at.strftime("%Y-%m-%d %H:%M:%S.%f") ~ "' as " ~ dbt.type_timestamp() ~ ")" -%}
   {%- if adapter.get_relation(args.rel.changes.database, args.rel.changes.schema, args.rel.changes.identifier) is none -%}
@@ -75,11 +77,13 @@ from {{ args.rel.temp.missing }} {{ m }}
 {#-
   A full refresh of a model with change_data_feed, before it drops the model's relations
   (`existing`: the target, its log, its run log and its change feed, each none where missing): the
-  greatest commit version they recorded (`floor`: the rebuild's versions go on after it, so a
-  consumer that reads the change feed by _commit_version never takes the rebuild's versions for
-  ones it has read), and a copy of the target's rows (`prior`, a temp table of the columns the
-  rebuilt target keeps), which the rebuild's changes are the difference from. None where the model
-  keeps no change feed table (Delta: the target's own) or nothing of it existed.
+  greatest commit version they recorded (`floor`: the rebuild's version goes on after it, so a
+  consumer that reads the change feed by _commit_version never takes it for one it has read), a copy
+  of the target's rows (`prior`, a temp table of the columns the rebuilt target keeps), which the
+  rebuild's changes are the difference from, and whether the change feed is kept (`keep`: the rebuilt
+  target has exactly the columns the target had and the change feed records; then its earlier
+  versions stay, and replaying it from the first still gives the target). None where the model keeps
+  no change feed table (Delta: the target's own) or nothing of it existed.
 -#}
 {% macro rebuilt_change_feed(args, existing) %}
   {%- if not config.get('change_data_feed', false) or not auto_cdc._engine().change_table -%}{{ return(none) }}{%- endif -%}
@@ -98,7 +102,12 @@ from {{ args.rel.temp.missing }} {{ m }}
   {%- set prior = auto_cdc._temp_relation(args.rel.target, auto_cdc._names().prior_suffix) -%}
   {% do auto_cdc._run_statements([auto_cdc.drop_temp_table_sql(prior),
         auto_cdc.create_temp_table_sql(prior, 'select ' ~ auto_cdc._cols(kept) ~ ' from ' ~ target)]) %}
-  {{ return({'floor': floor, 'prior': prior, 'columns': kept}) }}
+  {#- the change feed is kept where the rebuilt target has the columns it records -#}
+  {%- set fed = [] -%}
+  {%- for col in (adapter.get_columns_in_relation(changes) if changes is not none else []) -%}{%- do fed.append(col.name | lower) -%}{%- endfor -%}
+  {%- set keep = fed | length > 0 and (fed | sort) == (args.cols.target_columns | map('lower') | list + ['_change_type', '_commit_version', '_commit_timestamp']) | sort
+                 and kept | length == held | length -%}
+  {{ return({'floor': floor, 'prior': prior, 'columns': kept, 'keep': keep}) }}
 {% endmacro %}
 
 

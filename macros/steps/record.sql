@@ -49,7 +49,7 @@ select
     the strategy returned, none where it wrote nothing: `counts`, its stale and missing rows' counts
     where it read them before the write (_change_counts), else the run log's insert counts them itself;
     `edited_keys`, the keys whose hand edits it folded in. With change_data_feed, the run's changes go
-    into the change feed first; a run that recorded none still leaves the change feed's table. -#}
+    into the change feed first; a run that recorded none still leaves the change feed's table (_leave_change_table). -#}
 {% macro _record_run(args, written) %}
   {%- set args = dict(args, rel=dict(args.rel, temp=written.temp)) if written else args -%}
   {%- set plan, counts = args.plan, (written or {}).get('counts') -%}
@@ -59,7 +59,7 @@ select
                      'fast_keys': plan.fast_keys if written else 0, 'replayed_keys': plan.replayed_keys if written else 0} -%}
   {%- set target_version = auto_cdc._target_version(args, written) if auto_cdc._engine().table_history else none -%}
   {%- set feed = config.get('change_data_feed', false) -%}
-  {%- set commit_version = none -%}
+  {%- set commit_version, changed = none, false -%}
   {%- if written and not counts -%}
     {%- set row = auto_cdc._query(auto_cdc.record_run_sql(args, metrics, target_version=target_version, counted=true)
           ~ '\nreturning num_upserted_rows, num_deleted_rows').rows[0] -%}
@@ -70,7 +70,7 @@ select
     {%- set commit_version = auto_cdc.record_changes(args) if changed else none -%}
     {% do auto_cdc._run_sql(auto_cdc.record_run_sql(args, metrics, commit_version, target_version)) %}
   {%- endif -%}
-  {%- if feed and commit_version is none -%}{% do auto_cdc._leave_change_table(args) %}{%- endif -%}
+  {%- if feed and not changed -%}{% do auto_cdc._leave_change_table(args) %}{%- endif -%}
   {% do store_raw_result(name='main', code='AUTO_CDC', rows_affected=metrics.num_upserted_rows + metrics.num_deleted_rows,
         message='num_upserted_rows=' ~ metrics.num_upserted_rows ~ ' num_deleted_rows=' ~ metrics.num_deleted_rows
                 ~ ' late_events=' ~ metrics.late_events ~ ' ignored_events=' ~ (metrics.events_read - metrics.events_applied)) %}

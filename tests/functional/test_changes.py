@@ -128,9 +128,11 @@ def test_table_changes_of_a_model_whose_change_feed_has_no_rows_yet_reads_none_w
     assert sorted({r["_commit_version"] for r in project.rows("later__auto_cdc_changes")}) == [1]
 
 
-def test_commit_versions_go_on_across_a_full_refresh_which_records_what_it_changed(project):
-    """A full refresh does not start the versions again: a consumer reading by _commit_version gets the
-    rebuild's version, which holds the difference between the rows before and after it."""
+def test_a_full_refresh_keeps_the_change_feed_and_records_what_it_changed_as_the_next_version(project):
+    """A full refresh does not start the versions again, and keeps the change feed where the rebuilt target has
+    the columns it records: a consumer reading by _commit_version gets the rebuild's version, which holds the
+    difference between the rows before and after it, and replaying the feed from its first version still gives
+    the target. A rebuild that changes the target's columns starts the change feed again, its versions going on."""
     _targets_and_their_consumers(project)
     project.run()
     project.insert("feed", ["id", "seq", "op", "a"], fx.CDF_BATCHES[1])
@@ -140,15 +142,23 @@ def test_commit_versions_go_on_across_a_full_refresh_which_records_what_it_chang
                                  (4, 6, "U", "d6")])
     project.run("scd1", "scd2", full_refresh=True)
     assert [r["commit_version"] for r in project.rows("scd1__auto_cdc_runs")] == [3]
-    assert changes(project, "scd1") == sorted([
+    assert [c for c in changes(project, "scd1") if c[-1] == 3] == sorted([
         (1, "a5", "update_preimage", 3), (1, "A5", "update_postimage", 3), (3, "c5", "delete", 3),
         (4, "d6", "insert", 3)], key=repr)
-    assert changes(project, "scd2") == sorted([
+    assert [c for c in changes(project, "scd2") if c[-1] == 3] == sorted([
         (1, "a5", 5, None, "update_preimage", 3), (1, "A5", 5, None, "update_postimage", 3),
         (3, "c5", 5, None, "delete", 3), (4, "d6", 6, None, "insert", 3)], key=repr)
+    assert sorted({c[-1] for c in changes(project, "scd1")}) == [1, 2, 3]
     project.run("scd1_copy", "scd2_copy")  # the consumers read on from their cursor, version 2
+    _assert_consumers_hold_their_targets(project)
+    # a consumer that starts now reads every version from the first and holds the target too
+    project.run("scd1_copy", "scd2_copy", full_refresh=True)
     _assert_consumers_hold_their_targets(project)
     # and the next run goes on from the rebuild's version
     project.insert("feed", ["id", "seq", "op", "a"], [(4, 7, "U", "d7")])
     project.run("scd1")
-    assert sorted({r["_commit_version"] for r in project.rows("scd1__auto_cdc_changes")}) == [3, 4]
+    assert sorted({r["_commit_version"] for r in project.rows("scd1__auto_cdc_changes")}) == [1, 2, 3, 4]
+    # a rebuild with another column starts the change feed again; its version goes on from the dropped ones
+    project.model("scd1", f"select *, 'x' as extra from {project.relation('feed')}", **BASE)
+    project.run("scd1", full_refresh=True)
+    assert sorted({r["_commit_version"] for r in project.rows("scd1__auto_cdc_changes")}) == [5]
