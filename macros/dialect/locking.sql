@@ -146,7 +146,7 @@ end $auto_cdc$
   {%- set n = auto_cdc._names() -%}
   {%- set oids = [] -%}
   {%- for suffix in [n.log_suffix, n.runs_suffix] -%}
-    {%- do oids.append("to_regclass('" ~ (auto_cdc._side_relation(relation, suffix).render() | replace("'", "''")) ~ "')") -%}
+    {%- do oids.append("to_regclass('" ~ (auto_cdc._bookkeeping_relation(relation, suffix, config).render() | replace("'", "''")) ~ "')") -%}
   {%- endfor -%}
   {%- set sql -%}
 do $auto_cdc$ declare r record; begin
@@ -260,14 +260,11 @@ end $auto_cdc$
 {% endmacro %}
 
 {#- The model's tables whose existence a concurrent run may change: the target, its event log, its run
-    log and its change feed. -#}
+    log (in its bookkeeping_schema, if it sets one) and its change feed. -#}
 {% macro _model_tables(relation) %}
   {%- set n = auto_cdc._names() -%}
-  {%- set tables = [relation] -%}
-  {%- for suffix in [n.log_suffix, n.runs_suffix, n.changes_suffix] -%}
-    {%- do tables.append(auto_cdc._side_relation(relation, suffix)) -%}
-  {%- endfor -%}
-  {{ return(tables) }}
+  {{ return([relation, auto_cdc._bookkeeping_relation(relation, n.log_suffix, config),
+             auto_cdc._bookkeeping_relation(relation, n.runs_suffix, config), auto_cdc._side_relation(relation, n.changes_suffix)]) }}
 {% endmacro %}
 
 {#- Spark: the model's lock (take_model_lock), then a check that dbt's cache still knows the model's
@@ -300,12 +297,14 @@ end $auto_cdc$
 
 {#- Postgres: the model's lock (locking.sql), then dbt's cache brought up to date. -#}
 {% macro postgres__lock_model(relation) %}
-  {%- set names = [] -%}
-  {%- for rel in auto_cdc._model_tables(relation) -%}{%- do names.append(rel.identifier) -%}{%- endfor -%}
+  {%- set tables = auto_cdc._model_tables(relation) -%}
   {%- set quoted = [] -%}
-  {%- for name in names -%}{%- do quoted.append("'" ~ (name | replace("'", "''")) ~ "'") -%}{%- endfor -%}
-  {%- set lookup = "select c.relname, c.relkind from pg_class c join pg_namespace s on s.oid = c.relnamespace "
-        ~ "where s.nspname = '" ~ (relation.schema | replace("'", "''")) ~ "' and c.relname in (" ~ (quoted | join(', ')) ~ ")" -%}
+  {%- for rel in tables -%}
+    {%- do quoted.append("('" ~ (rel.schema | replace("'", "''")) ~ "', '" ~ (rel.identifier | replace("'", "''")) ~ "')") -%}
+  {%- endfor -%}
+  {#- each table in its own schema (the logs may live in the model's bookkeeping_schema) -#}
+  {%- set lookup = "select s.nspname || '.' || c.relname as relname, c.relkind from pg_class c join pg_namespace s on s.oid = c.relnamespace "
+        ~ "where (s.nspname, c.relname) in (" ~ (quoted | join(', ')) ~ ")" -%}
   {#- one round trip when the lock is free: the settings and the lock (take_model_lock), the target's
       lock (a hand edit of the target waits for this run's commit: locking.sql), and the lookup -#}
   {%- set try_lock = auto_cdc._pg_try_lock_sql(relation, config.get('lock_timeout', '1h'), config.get('statement_timeout')) -%}
@@ -324,8 +323,8 @@ end $auto_cdc$
   {%- endif -%}
   {%- set found = {} -%}
   {%- for row in rows -%}{%- do found.update({row[0]: 'view' if row[1] in ['v', 'm'] else 'table'}) -%}{%- endfor -%}
-  {%- for name in names -%}
-    {%- set rel = relation.incorporate(path={'identifier': name}) -%}
+  {%- for rel in tables -%}
+    {%- set name = rel.schema ~ '.' ~ rel.identifier -%}
     {%- set cached = load_cached_relation(rel) -%}
     {%- if name in found and cached is none -%}
       {%- do adapter.cache_added(rel.incorporate(type=found[name])) -%}
