@@ -31,7 +31,7 @@
     (_spark_session_settings, macros/adapters/spark.sql). -#}
 {% macro spark__take_model_lock(relation, model_name, lock_timeout, statement_timeout) %}
   {% do auto_cdc._spark_session_settings() %}
-  {%- set lock = auto_cdc._side_relation(relation, auto_cdc._names().lock_suffix) -%}
+  {%- set lock = auto_cdc._bookkeeping_relation(relation, auto_cdc._names().lock_suffix, auto_cdc._model_node(relation, 'auto_cdc').config) -%}
   {%- set seconds = auto_cdc._timeout_seconds(lock_timeout, model_name) -%}
   {%- set dt = modules.datetime -%}
   {%- set now = dt.datetime.now(modules.pytz.utc).replace(microsecond=0) -%}
@@ -44,7 +44,7 @@
   {%- if found.holder != invocation_id and found.lapses_at and dt.datetime.fromisoformat(found.lapses_at) <= now -%}
     {#- a lapsed lock (a killed run's): renamed away, then taken; a lapsed lock that one renamed
         before it is dropped -#}
-    {%- set lapsed = auto_cdc._spark_lapsed_lock(relation, found.holder) -%}
+    {%- set lapsed = auto_cdc._spark_lapsed_lock(relation, lock, found.holder) -%}
     {%- if found.lapsed -%}
       {% do auto_cdc._run_sql('drop table if exists ' ~ lock.incorporate(path={'identifier': found.lapsed})) %}
     {%- endif -%}
@@ -83,9 +83,10 @@
 {% endmacro %}
 
 {#- Spark: the name a lapsed lock is renamed to, from its holder's id: every taker of one lapsed lock
-    renames it to the same name. -#}
-{% macro _spark_lapsed_lock(relation, holder) %}
-  {{ return(auto_cdc._side_relation(relation, auto_cdc._names().lock_suffix ~ '_' ~ local_md5(holder | string)[:12])) }}
+    renames it to the same name, beside the lock. -#}
+{% macro _spark_lapsed_lock(relation, lock, holder) %}
+  {{ return(lock.incorporate(path={'identifier': auto_cdc._side_identifier(relation.identifier,
+              auto_cdc._names().lock_suffix ~ '_' ~ local_md5(holder | string)[:12])})) }}
 {% endmacro %}
 
 {#- Postgres: a transaction-level advisory lock on the target's name, released by the commit or
@@ -222,8 +223,8 @@ end $auto_cdc$
   {%- for result in results or [] if result.status == 'error' and result.node.resource_type == 'model'
         and result.node.config.materialized in ['auto_cdc', 'auto_cdc_snapshot'] -%}
     {%- set node = result.node -%}
-    {% do auto_cdc._spark_drop_own_lock(auto_cdc._side_relation(api.Relation.create(database=node.database, schema=node.schema,
-          identifier=node.alias or node.name), auto_cdc._names().lock_suffix)) %}
+    {% do auto_cdc._spark_drop_own_lock(auto_cdc._bookkeeping_relation(api.Relation.create(database=node.database, schema=node.schema,
+          identifier=node.alias or node.name), auto_cdc._names().lock_suffix, node.config)) %}
   {%- endfor -%}
   {{ return('') }}
 {% endmacro %}
@@ -276,16 +277,25 @@ end $auto_cdc$
   {%- set relations = auto_cdc._model_tables(relation) -%}
   {#- the same listing finds an erase a killed writer left part done (repair_killed_operation) -#}
   {%- set erased = auto_cdc._side_relation(relation, auto_cdc._names().erased_suffix) -%}
-  {%- set names = [erased.identifier | lower] -%}
-  {%- for rel in relations -%}{%- do names.append(rel.identifier | lower) -%}{%- endfor -%}
-  {%- set found = [] -%}
-  {%- for row in auto_cdc._query('show tables in ' ~ relation.schema ~ " like '" ~ (names | join('|')) ~ "'").rows if not row[2] -%}
-    {%- do found.append(row[1] | lower) -%}
+  {#- one listing per schema: the logs may live in the model's bookkeeping_schema (created by then:
+      create_bookkeeping_schemas) -#}
+  {%- set names = {} -%}
+  {%- for rel in [erased] + relations -%}
+    {%- do names.setdefault(rel.schema, []).append(rel.identifier | lower) -%}
   {%- endfor -%}
-  {%- if names[0] in found -%}{% do auto_cdc._spark_finish_erase(relation, erased) %}{%- endif -%}
+  {%- set found = [] -%}
+  {%- for schema, listed in names.items() if schema == relation.schema or adapter.check_schema_exists(relation.database, schema) -%}
+    {%- for row in auto_cdc._query('show tables in ' ~ schema ~ " like '" ~ (listed | join('|')) ~ "'").rows if not row[2] -%}
+      {%- do found.append((schema ~ '.' ~ row[1]) | lower) -%}
+    {%- endfor -%}
+  {%- endfor -%}
+  {%- if (erased.schema ~ '.' ~ erased.identifier) | lower in found -%}{% do auto_cdc._spark_finish_erase(relation, erased) %}{%- endif -%}
   {%- set changed = [] -%}
-  {%- for rel in relations if (load_cached_relation(rel) is not none) != (rel.identifier | lower in found) -%}
-    {%- do changed.append(rel ~ (' (created)' if rel.identifier | lower in found else ' (dropped)')) -%}
+  {%- for rel in relations -%}
+    {%- set listed = (rel.schema ~ '.' ~ rel.identifier) | lower in found -%}
+    {%- if (load_cached_relation(rel) is not none) != listed -%}
+      {%- do changed.append(rel ~ (' (created)' if listed else ' (dropped)')) -%}
+    {%- endif -%}
   {%- endfor -%}
   {%- if changed -%}
     {% do auto_cdc.release_model_lock(held) %}
