@@ -1,4 +1,4 @@
-"""Where the bookkeeping lives (docs/configuration.md "bookkeeping_schema"): a model's event log and run log
+"""docs/configuration.md "Where the bookkeeping lives": a model's event log and run log
 go into the schema its `bookkeeping_schema` names (set on the model, or for many models in dbt_project.yml),
 created if missing; the target and its change feed stay where the model puts them. Runs, erase_keys,
 compact, matches_log and log_grants all find the logs there, and a changed bookkeeping_schema stops the
