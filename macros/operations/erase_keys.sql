@@ -131,8 +131,9 @@
 {% endmacro %}
 
 
-{#- (`op`: the erased model, _operation_model.) A target no one but the model's runs had changed since the last run's version (unedited_target_version,
-    on an engine that keeps a history of the table's commits) still holds, after the erase, what its log
+{#- A target (of `op`, the erased model: _operation_model) no one but the model's runs had changed since
+    the last run's version (unedited_target_version, on an engine that keeps a history of the table's
+    commits) still holds, after the erase, what its log
     yields: the erase took the keys from both. Where the erase's delete (`deleted`: it removed rows, by
     the count delete_keys returns, on Delta the MERGE's own) is the only commit since that changes
     rows, the last run's row in the run log takes the target's new version, and the next run still skips

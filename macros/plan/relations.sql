@@ -22,7 +22,7 @@
 {#- The relations of a run: its target, its bookkeeping (in the model's bookkeeping_schema, else
     beside the target: _bookkeeping_relation, names.sql), its change feed beside it, the side type of a
     multi-column sequence (seq_type: change feeds), and `temp`, this run's temp relations, in the order
-    a run may create them. `bookkeeping`: the relations this model keeps beside its target (they get its
+    a run may create them. `bookkeeping`: the relations this model keeps with its target (they get its
     grants and go into dbt's cache); `existing`: those found in the database, dropped by a full refresh. -#}
 {% macro _relations(target_relation, shape) %}
   {%- set n = auto_cdc._names() -%}

@@ -13,6 +13,9 @@ from test_compact import compact
 from test_trust import postgres_only
 
 LOGS = ["__auto_cdc_log", "__auto_cdc_runs"]
+SNAP_COLUMNS = [("id", "integer"), ("a", "varchar"), ("version", "integer")]
+SNAPSHOTS = [[(1, "a", 1), (2, "b", 1)], [(1, "a", 2), (2, "B", 2), (3, "c", 2)], [(2, "B", 3), (3, "c", 3)]]
+SNAP_SCD2 = [(1, "a", 1, 3), (2, "b", 1, 2), (2, "B", 2, None), (3, "c", 2, None)]
 
 
 def tables_in(project, schema):
@@ -49,23 +52,33 @@ def test_the_logs_live_in_the_bookkeeping_schema_and_the_targets_follow_the_refe
         project.feed_model(name, feed, materialized="auto_cdc", **config)
     project.feed_model("own", "feed", materialized="auto_cdc", **fx.E1_SCD2_CONFIG, bookkeeping_schema=own,
                        change_data_feed=True)
+    # a snapshot model reading only versions after the last one applied, which it finds in its run log
+    project.table("snaps", SNAP_COLUMNS)
+    last = "{{ auto_cdc.last_snapshot_version() }}"
+    project.model("snap", f"select * from {project.relation('snaps')} where {last} is null or version > {last}",
+                  materialized="auto_cdc_snapshot", keys=["id"], snapshot_version="version", stored_as_scd_type=2)
     (project.path / "models" / "tests.yml").write_text("version: 2\nmodels:\n" + "".join(
-        f"  - name: {name}\n    data_tests:\n      - auto_cdc.matches_log\n" for name in [*models, "own"]))
+        f"  - name: {name}\n    data_tests:\n      - auto_cdc.matches_log\n" for name in [*models, "own", "snap"]))
     columns = [c for c, _ in fx.E1_COLUMNS]
     for i, batch in enumerate([fx.E1_FEED[:3], fx.E1_FEED[3:6], fx.E1_FEED[6:]]):
         project.insert("feed", columns, batch)
         project.insert("feed_truncate", columns, batch + ([fx.E1_TRUNCATE] if i == 1 else []))
+        project.insert("snaps", [c for c, _ in SNAP_COLUMNS], SNAPSHOTS[i])
         project.run()
+        compiled = (project.path / "target" / "compiled" / "auto_cdc_it" / "models" / "snap.sql").read_text()
+        assert ("null is null" if i == 0 else f"version > {i}") in compiled, compiled
+    assert target_rows(project, "snap", ["id", "a", "__START_AT", "__END_AT"]) == SNAP_SCD2
     for name, (_, _, cols, expected) in models.items():
         assert target_rows(project, name, cols) == sorted(expected, key=lambda r: tuple((v is not None, v or 0) for v in r)), name
     assert target_rows(project, "own", fx.E1_SCD2_COLUMNS) == target_rows(project, "e1_scd2", fx.E1_SCD2_COLUMNS)
     # nothing of the bookkeeping beside the targets: the change feed only
-    assert tables_in(project, project.schema) == sorted(["feed", "feed_truncate", "own", "own__auto_cdc_changes", *models])
-    assert tables_in(project, bk) == sorted(name + suffix for name in models for suffix in LOGS)
+    assert tables_in(project, project.schema) == sorted(["feed", "feed_truncate", "snaps", "snap", "own",
+                                                         "own__auto_cdc_changes", *models])
+    assert tables_in(project, bk) == sorted(name + suffix for name in [*models, "snap"] for suffix in LOGS)
     assert tables_in(project, own) == ["own" + suffix for suffix in LOGS]
     assert count(project, bk, "e1_scd2__auto_cdc_runs") == 3 and count(project, own, "own__auto_cdc_runs") == 3
     result = project.dbt("test", check=False)
-    assert result.ok and result.output.count("PASS auto_cdc_matches_log_") == 5, result.output[-4000:]
+    assert result.ok and result.output.count("PASS auto_cdc_matches_log_") == 6, result.output[-4000:]
 
 
 def test_erase_keys_and_compact_work_on_the_logs_in_the_bookkeeping_schema(project, schemas):
