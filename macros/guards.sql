@@ -36,6 +36,12 @@
         and (auto_cdc._scalar('select count(*) from ' ~ rel.runs) | int) == 0 -%}
   {%- if not full_refresh and present and missing and not no_history -%}
     {%- set ways = ["restore " ~ (missing | join(' and ')) ~ " (from a backup, or the engine's time travel) and run again"] -%}
+    {%- if rel.existing_log is none and rel.existing_runs is none and target_ok -%}
+      {#- both logs missing beside an existing target: what a changed bookkeeping_schema looks like -#}
+      {%- do ways.append("or, if the model's bookkeeping_schema changed (it names where the logs live; they are looked for in schema "
+            ~ rel.log.schema ~ " now), set it back, or move both logs into " ~ rel.log.schema
+            ~ " (create each there as a copy of the old one, then drop the old one) and run again") -%}
+    {%- endif -%}
     {%- if config.get('full_refresh') is false -%}
       {%- do ways.append("or rebuild knowingly: the model sets full_refresh: false, so set it to true for one run with --full-refresh, which "
             ~ "drops what is left and rebuilds the history from what the source still holds (events it no longer holds are lost)") -%}

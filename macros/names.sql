@@ -88,3 +88,15 @@
 {% macro _side_relation(target_relation, suffix) %}
   {% do return(target_relation.incorporate(path={'identifier': auto_cdc._side_identifier(target_relation.identifier, suffix)}, type='table')) %}
 {% endmacro %}
+
+
+{#- A relation of a model's bookkeeping (its event log, its run log, and on Spark its lock):
+    `<target><suffix>` in the schema the model's `bookkeeping_schema` names, else beside the target.
+    `model_config` is the model's config: a run's `config`, or its node's from dbt's graph (an
+    operation, a test). The change feed stays beside the target, where its readers look for it
+    (docs/decisions.md), and is named with _side_relation. -#}
+{% macro _bookkeeping_relation(target_relation, suffix, model_config) %}
+  {%- set relation = auto_cdc._side_relation(target_relation, suffix) -%}
+  {%- set schema = model_config.get('bookkeeping_schema') -%}
+  {% do return(relation.incorporate(path={'schema': schema}) if schema else relation) %}
+{% endmacro %}

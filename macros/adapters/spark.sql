@@ -174,7 +174,8 @@ pmod(xxhash64({{ auto_cdc._cols(args.cfg.key_columns, prefix) }}), {{ args.cols.
 {% macro _spark_finish_erase(target, erased) %}
   {%- set keys = auto_cdc._column_types('select * from ' ~ erased).keys() | list -%}
   {%- do log("auto_cdc " ~ target ~ ": finishing an erase_keys that stopped part way (" ~ erased ~ " holds its keys)", info=true) -%}
-  {%- for rel in [auto_cdc._side_relation(target, auto_cdc._names().log_suffix), target] -%}
+  {%- set log = auto_cdc._bookkeeping_relation(target, auto_cdc._names().log_suffix, auto_cdc._model_node(target, 'auto_cdc').config) -%}
+  {%- for rel in [log, target] -%}
     {% do auto_cdc.delete_keys(rel, erased, keys) %}
   {%- endfor -%}
   {% do auto_cdc.drop_erasure_keys(target, erased) %}

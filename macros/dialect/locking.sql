@@ -31,7 +31,7 @@
     (_spark_session_settings, macros/adapters/spark.sql). -#}
 {% macro spark__take_model_lock(relation, model_name, lock_timeout, statement_timeout) %}
   {% do auto_cdc._spark_session_settings() %}
-  {%- set lock = auto_cdc._side_relation(relation, auto_cdc._names().lock_suffix) -%}
+  {%- set lock = auto_cdc._bookkeeping_relation(relation, auto_cdc._names().lock_suffix, auto_cdc._model_node(relation, 'auto_cdc').config) -%}
   {%- set seconds = auto_cdc._timeout_seconds(lock_timeout, model_name) -%}
   {%- set dt = modules.datetime -%}
   {%- set now = dt.datetime.now(modules.pytz.utc).replace(microsecond=0) -%}
@@ -44,7 +44,7 @@
   {%- if found.holder != invocation_id and found.lapses_at and dt.datetime.fromisoformat(found.lapses_at) <= now -%}
     {#- a lapsed lock (a killed run's): renamed away, then taken; a lapsed lock that one renamed
         before it is dropped -#}
-    {%- set lapsed = auto_cdc._spark_lapsed_lock(relation, found.holder) -%}
+    {%- set lapsed = auto_cdc._spark_lapsed_lock(relation, lock, found.holder) -%}
     {%- if found.lapsed -%}
       {% do auto_cdc._run_sql('drop table if exists ' ~ lock.incorporate(path={'identifier': found.lapsed})) %}
     {%- endif -%}
@@ -83,9 +83,10 @@
 {% endmacro %}
 
 {#- Spark: the name a lapsed lock is renamed to, from its holder's id: every taker of one lapsed lock
-    renames it to the same name. -#}
-{% macro _spark_lapsed_lock(relation, holder) %}
-  {{ return(auto_cdc._side_relation(relation, auto_cdc._names().lock_suffix ~ '_' ~ local_md5(holder | string)[:12])) }}
+    renames it to the same name, beside the lock. -#}
+{% macro _spark_lapsed_lock(relation, lock, holder) %}
+  {{ return(lock.incorporate(path={'identifier': auto_cdc._side_identifier(relation.identifier,
+              auto_cdc._names().lock_suffix ~ '_' ~ local_md5(holder | string)[:12])})) }}
 {% endmacro %}
 
 {#- Postgres: a transaction-level advisory lock on the target's name, released by the commit or
@@ -146,7 +147,7 @@ end $auto_cdc$
   {%- set n = auto_cdc._names() -%}
   {%- set oids = [] -%}
   {%- for suffix in [n.log_suffix, n.runs_suffix] -%}
-    {%- do oids.append("to_regclass('" ~ (auto_cdc._side_relation(relation, suffix).render() | replace("'", "''")) ~ "')") -%}
+    {%- do oids.append("to_regclass('" ~ (auto_cdc._bookkeeping_relation(relation, suffix, config).render() | replace("'", "''")) ~ "')") -%}
   {%- endfor -%}
   {%- set sql -%}
 do $auto_cdc$ declare r record; begin
@@ -222,8 +223,8 @@ end $auto_cdc$
   {%- for result in results or [] if result.status == 'error' and result.node.resource_type == 'model'
         and result.node.config.materialized in ['auto_cdc', 'auto_cdc_snapshot'] -%}
     {%- set node = result.node -%}
-    {% do auto_cdc._spark_drop_own_lock(auto_cdc._side_relation(api.Relation.create(database=node.database, schema=node.schema,
-          identifier=node.alias or node.name), auto_cdc._names().lock_suffix)) %}
+    {% do auto_cdc._spark_drop_own_lock(auto_cdc._bookkeeping_relation(api.Relation.create(database=node.database, schema=node.schema,
+          identifier=node.alias or node.name), auto_cdc._names().lock_suffix, node.config)) %}
   {%- endfor -%}
   {{ return('') }}
 {% endmacro %}
@@ -260,14 +261,11 @@ end $auto_cdc$
 {% endmacro %}
 
 {#- The model's tables whose existence a concurrent run may change: the target, its event log, its run
-    log and its change feed. -#}
+    log (in its bookkeeping_schema, if it sets one) and its change feed. -#}
 {% macro _model_tables(relation) %}
   {%- set n = auto_cdc._names() -%}
-  {%- set tables = [relation] -%}
-  {%- for suffix in [n.log_suffix, n.runs_suffix, n.changes_suffix] -%}
-    {%- do tables.append(auto_cdc._side_relation(relation, suffix)) -%}
-  {%- endfor -%}
-  {{ return(tables) }}
+  {{ return([relation, auto_cdc._bookkeeping_relation(relation, n.log_suffix, config),
+             auto_cdc._bookkeeping_relation(relation, n.runs_suffix, config), auto_cdc._side_relation(relation, n.changes_suffix)]) }}
 {% endmacro %}
 
 {#- Spark: the model's lock (take_model_lock), then a check that dbt's cache still knows the model's
@@ -279,16 +277,25 @@ end $auto_cdc$
   {%- set relations = auto_cdc._model_tables(relation) -%}
   {#- the same listing finds an erase a killed writer left part done (repair_killed_operation) -#}
   {%- set erased = auto_cdc._side_relation(relation, auto_cdc._names().erased_suffix) -%}
-  {%- set names = [erased.identifier | lower] -%}
-  {%- for rel in relations -%}{%- do names.append(rel.identifier | lower) -%}{%- endfor -%}
-  {%- set found = [] -%}
-  {%- for row in auto_cdc._query('show tables in ' ~ relation.schema ~ " like '" ~ (names | join('|')) ~ "'").rows if not row[2] -%}
-    {%- do found.append(row[1] | lower) -%}
+  {#- one listing per schema: the logs may live in the model's bookkeeping_schema (created by then:
+      create_bookkeeping_schemas) -#}
+  {%- set names = {} -%}
+  {%- for rel in [erased] + relations -%}
+    {%- do names.setdefault(rel.schema, []).append(rel.identifier | lower) -%}
   {%- endfor -%}
-  {%- if names[0] in found -%}{% do auto_cdc._spark_finish_erase(relation, erased) %}{%- endif -%}
+  {%- set found = [] -%}
+  {%- for schema, listed in names.items() if schema == relation.schema or adapter.check_schema_exists(relation.database, schema) -%}
+    {%- for row in auto_cdc._query('show tables in ' ~ schema ~ " like '" ~ (listed | join('|')) ~ "'").rows if not row[2] -%}
+      {%- do found.append((schema ~ '.' ~ row[1]) | lower) -%}
+    {%- endfor -%}
+  {%- endfor -%}
+  {%- if (erased.schema ~ '.' ~ erased.identifier) | lower in found -%}{% do auto_cdc._spark_finish_erase(relation, erased) %}{%- endif -%}
   {%- set changed = [] -%}
-  {%- for rel in relations if (load_cached_relation(rel) is not none) != (rel.identifier | lower in found) -%}
-    {%- do changed.append(rel ~ (' (created)' if rel.identifier | lower in found else ' (dropped)')) -%}
+  {%- for rel in relations -%}
+    {%- set listed = (rel.schema ~ '.' ~ rel.identifier) | lower in found -%}
+    {%- if (load_cached_relation(rel) is not none) != listed -%}
+      {%- do changed.append(rel ~ (' (created)' if listed else ' (dropped)')) -%}
+    {%- endif -%}
   {%- endfor -%}
   {%- if changed -%}
     {% do auto_cdc.release_model_lock(held) %}
@@ -300,12 +307,14 @@ end $auto_cdc$
 
 {#- Postgres: the model's lock (locking.sql), then dbt's cache brought up to date. -#}
 {% macro postgres__lock_model(relation) %}
-  {%- set names = [] -%}
-  {%- for rel in auto_cdc._model_tables(relation) -%}{%- do names.append(rel.identifier) -%}{%- endfor -%}
+  {%- set tables = auto_cdc._model_tables(relation) -%}
   {%- set quoted = [] -%}
-  {%- for name in names -%}{%- do quoted.append("'" ~ (name | replace("'", "''")) ~ "'") -%}{%- endfor -%}
-  {%- set lookup = "select c.relname, c.relkind from pg_class c join pg_namespace s on s.oid = c.relnamespace "
-        ~ "where s.nspname = '" ~ (relation.schema | replace("'", "''")) ~ "' and c.relname in (" ~ (quoted | join(', ')) ~ ")" -%}
+  {%- for rel in tables -%}
+    {%- do quoted.append("('" ~ (rel.schema | replace("'", "''")) ~ "', '" ~ (rel.identifier | replace("'", "''")) ~ "')") -%}
+  {%- endfor -%}
+  {#- each table in its own schema (the logs may live in the model's bookkeeping_schema) -#}
+  {%- set lookup = "select s.nspname || '.' || c.relname as relname, c.relkind from pg_class c join pg_namespace s on s.oid = c.relnamespace "
+        ~ "where (s.nspname, c.relname) in (" ~ (quoted | join(', ')) ~ ")" -%}
   {#- one round trip when the lock is free: the settings and the lock (take_model_lock), the target's
       lock (a hand edit of the target waits for this run's commit: locking.sql), and the lookup -#}
   {%- set try_lock = auto_cdc._pg_try_lock_sql(relation, config.get('lock_timeout', '1h'), config.get('statement_timeout')) -%}
@@ -324,8 +333,8 @@ end $auto_cdc$
   {%- endif -%}
   {%- set found = {} -%}
   {%- for row in rows -%}{%- do found.update({row[0]: 'view' if row[1] in ['v', 'm'] else 'table'}) -%}{%- endfor -%}
-  {%- for name in names -%}
-    {%- set rel = relation.incorporate(path={'identifier': name}) -%}
+  {%- for rel in tables -%}
+    {%- set name = rel.schema ~ '.' ~ rel.identifier -%}
     {%- set cached = load_cached_relation(rel) -%}
     {%- if name in found and cached is none -%}
       {%- do adapter.cache_added(rel.incorporate(type=found[name])) -%}

@@ -28,8 +28,13 @@
   -- configs
   {%- set full_refresh_mode = should_full_refresh() or (existing_relation is not none and not existing_relation.is_table) -%}
   {%- set incremental = existing_relation is not none and rel.existing_log is not none and rel.existing_runs is not none and not full_refresh_mode -%}
-  {#- a partly missing history, or a refused full refresh, fails here (guards.sql); an incremental run has it all -#}
-  {%- if not incremental -%}{% do auto_cdc.check_bookkeeping(existing_relation, rel) %}{%- endif -%}
+  {#- a partly missing history, or a refused full refresh, fails here (guards.sql); an incremental run has it
+      all. A bookkeeping_schema the on-run-start hook did not create (create_bookkeeping_schemas) is created. -#}
+  {%- if not incremental -%}
+    {% do auto_cdc.check_bookkeeping(existing_relation, rel) %}
+    {%- if rel.existing_log is none and rel.log.schema != target_relation.schema
+          and not adapter.check_schema_exists(rel.log.database, rel.log.schema) -%}{% do create_schema(rel.log) %}{%- endif -%}
+  {%- endif -%}
   {%- set grant_config = config.get('grants') -%}
   {%- set sql = auto_cdc._model_sql(incremental) -%}
   {%- set source = auto_cdc._source_columns(sql, {'target': rel.target, 'log': rel.log, 'runs': rel.runs} if incremental else {},

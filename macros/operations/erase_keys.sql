@@ -25,7 +25,7 @@
   {%- set plan = auto_cdc._erasure_plan(op, where, vacuum) -%}
   {%- set held = auto_cdc.writer_lock(op.target, model, op.lock_timeout, op.statement_timeout) -%}
   {%- set erased = auto_cdc._erase(op, plan) -%}
-  {% do auto_cdc._keep_target_unedited(op.target, erased.rows[0] > 0) %}
+  {% do auto_cdc._keep_target_unedited(op, erased.rows[0] > 0) %}
   {% do auto_cdc.writer_done() %}
   {% do auto_cdc.writer_commit(held) %}
   {%- if vacuum and erased.erased > 0 -%}
@@ -131,15 +131,17 @@
 {% endmacro %}
 
 
-{#- A target no one but the model's runs had changed since the last run's version (unedited_target_version,
-    on an engine that keeps a history of the table's commits) still holds, after the erase, what its log
+{#- A target (of `op`, the erased model: _operation_model) no one but the model's runs had changed since
+    the last run's version (unedited_target_version, on an engine that keeps a history of the table's
+    commits) still holds, after the erase, what its log
     yields: the erase took the keys from both. Where the erase's delete (`deleted`: it removed rows, by
     the count delete_keys returns, on Delta the MERGE's own) is the only commit since that changes
     rows, the last run's row in the run log takes the target's new version, and the next run still skips
     comparing the target with the log. Otherwise the row is left as it is, and the next run finds the
     erase's commit, or anyone else's, and compares. -#}
-{% macro _keep_target_unedited(target, deleted) %}
-  {%- set runs = auto_cdc._side_relation(target, auto_cdc._names().runs_suffix) -%}
+{% macro _keep_target_unedited(op, deleted) %}
+  {%- set target = op.target -%}
+  {%- set runs = op.runs -%}
   {#- the last run's target_version, as a run reads it (prior_runs: none on the engines that read the run
       log as they go, which keep no history of the target's commits either) -#}
   {%- set prior = auto_cdc.prior_runs({'runs': runs}) if adapter.get_relation(runs.database, runs.schema, runs.identifier) is not none else none -%}

@@ -24,7 +24,8 @@
   {%- endif -%}
   {%- set target = api.Relation.create(database=node.database, schema=node.schema, identifier=node.alias or node.name, type='table') -%}
   {{ return({'node': node, 'name': model, 'target': target, 'head': head,
-             'log': auto_cdc._side_relation(target, n.log_suffix), 'runs': auto_cdc._side_relation(target, n.runs_suffix),
+             'log': auto_cdc._bookkeeping_relation(target, n.log_suffix, node.config),
+             'runs': auto_cdc._bookkeeping_relation(target, n.runs_suffix, node.config),
              'changes': auto_cdc._side_relation(target, n.changes_suffix),
              'lock_timeout': node.config.get('lock_timeout', '1h'), 'statement_timeout': node.config.get('statement_timeout')}) }}
 {% endmacro %}

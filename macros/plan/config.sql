@@ -85,6 +85,7 @@
     'lock_timeout': {'kind': 'setting', 'in': both},
     'statement_timeout': {'kind': 'setting', 'in': both},
     'log_grants': {'kind': 'setting', 'in': both},
+    'bookkeeping_schema': {'kind': 'setting', 'in': both},
     'change_data_feed_grants': {'kind': 'setting', 'in': both},
     'on_text_sequence': {'kind': 'setting', 'in': both}
   }) -%}

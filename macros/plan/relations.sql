@@ -19,9 +19,10 @@
 {% endmacro %}
 
 
-{#- The relations of a run: its target, the bookkeeping beside it (names.sql), the side type of a
+{#- The relations of a run: its target, its bookkeeping (in the model's bookkeeping_schema, else
+    beside the target: _bookkeeping_relation, names.sql), its change feed beside it, the side type of a
     multi-column sequence (seq_type: change feeds), and `temp`, this run's temp relations, in the order
-    a run may create them. `bookkeeping`: the relations this model keeps beside its target (they get its
+    a run may create them. `bookkeeping`: the relations this model keeps with its target (they get its
     grants and go into dbt's cache); `existing`: those found in the database, dropped by a full refresh. -#}
 {% macro _relations(target_relation, shape) %}
   {%- set n = auto_cdc._names() -%}
@@ -31,9 +32,10 @@
     {%- do temp.update({name: auto_cdc._temp_relation(target_relation, n[name ~ '_suffix'])}) -%}
   {%- endfor -%}
   {%- set side = {} -%}
-  {%- for name in ['log', 'runs', 'changes'] -%}
-    {%- do side.update({name: auto_cdc._side_relation(target_relation, n[name ~ '_suffix'])}) -%}
+  {%- for name in ['log', 'runs'] -%}
+    {%- do side.update({name: auto_cdc._bookkeeping_relation(target_relation, n[name ~ '_suffix'], config)}) -%}
   {%- endfor -%}
+  {%- do side.update({'changes': auto_cdc._side_relation(target_relation, n.changes_suffix)}) -%}
   {%- set existing = [load_cached_relation(side.log), load_cached_relation(side.runs), load_cached_relation(side.changes)] -%}
   {{ return(dict(side, target=target_relation, temp=temp, existing=existing, existing_log=existing[0], existing_runs=existing[1],
                  seq_type=auto_cdc._side_relation(target_relation, n.seq_type_suffix).include(database=false) if shape == 'feed' else none,

@@ -280,7 +280,7 @@ where {{ c }}.{{ current }} is null or {{ deleted }}
 {#- For the model SQL: the last applied snapshot version of this model, SQL NULL when none. -#}
 {% macro last_snapshot_version() %}
   {%- if not execute or should_full_refresh() -%}{{ return('null') }}{%- endif -%}
-  {%- set runs = load_relation(auto_cdc._side_relation(this, auto_cdc._names().runs_suffix)) -%}
+  {%- set runs = load_relation(auto_cdc._bookkeeping_relation(this, auto_cdc._names().runs_suffix, config)) -%}
   {%- if runs is none -%}{{ return('null') }}{%- endif -%}
   {{ return(auto_cdc._last_cursor(runs)) }}
 {% endmacro %}

@@ -21,7 +21,7 @@ select 1 as diff where 1 = 0
   {%- set n = auto_cdc._names() -%}
   {%- set node = auto_cdc._model_node(model, 'auto_cdc.matches_log') -%}
   {%- set target = api.Relation.create(database=node.database, schema=node.schema, identifier=node.alias or node.name, type='table') -%}
-  {%- set log = auto_cdc._side_relation(target, n.log_suffix) -%}
+  {%- set log = auto_cdc._bookkeeping_relation(target, n.log_suffix, node.config) -%}
   {%- if load_relation(log) is none -%}
     {%- do exceptions.raise_compiler_error("auto_cdc.matches_log: model '" ~ node.name ~ "' has no event log " ~ log ~ "; run the model first") -%}
   {%- endif -%}

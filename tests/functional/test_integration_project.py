@@ -46,8 +46,9 @@ def test_installing_the_package_adds_no_model_or_seed(project):
     assert sorted(path.name for path in (REPO / "seeds" / "examples").glob("*.csv"))
     listed = project.dbt("ls", "--output", "name", "--quiet").output.split()
     assert listed == []
-    # the switch leaves the package's on-run-end hook on (dbt configures project hooks from `models:`)
+    # the switch leaves the package's hooks on, on-run-start and on-run-end (dbt configures project hooks from
+    # `models:`)
     manifest = json.loads((project.path / "target" / "manifest.json").read_text())
     hooks = [node for node in manifest["nodes"].values()
              if node["resource_type"] == "operation" and node["package_name"] == "auto_cdc"]
-    assert [hook["config"]["enabled"] for hook in hooks] == [True], hooks
+    assert [hook["config"]["enabled"] for hook in hooks] == [True, True], hooks

@@ -862,6 +862,34 @@ def test_a_spark_model_run_while_another_run_holds_its_lock_fails_and_writes_not
     assert {r["id"] for r in p.rows("t")} == {2} and _tables(p, "t__auto_cdc_lock*") == []
 
 
+def test_a_spark_models_bookkeeping_schema_holds_its_logs_and_its_lock(spark_cluster, tmp_path_factory):
+    """bookkeeping_schema (docs/configuration.md) on Delta: the schema is created, the event log, the run log
+    and the lock table live in it, a run refused by a lock held there names it, and erase_keys finds the
+    log there; nothing but the target is left beside it."""
+    assert spark_cluster.has_delta, "no Delta Lake jars: AUTO_CDC_ENGINES=spark bash scripts/bootstrap.sh fetches them"
+    p = Project(tmp_path_factory.mktemp("spark_bookkeeping"), "spark", spark_conf=spark_cluster.spark_conf(), in_process=True)
+    bk = p.schema + "_bk"
+    p.table("feed", DML_FEED, [(1, 1, "U", "a", "x"), (2, 1, "U", "b", "x")])
+    p.feed_model("t", "feed", **DML_CFG, stored_as_scd_type=2, bookkeeping_schema=bk)
+    p.run()
+    listed = sorted(r[1] for r in p.fetch(f"show tables in {bk}"))
+    assert listed == ["t__auto_cdc_log", "t__auto_cdc_runs"] and _tables(p, "t*") == ["t"], listed
+    lock = f"`{bk}`.`t__auto_cdc_lock`"
+    _hold_lock(p, lock, "other-run", "9999-12-31 00:00:00+00:00")
+    held = p.run(check=False)
+    assert not held.ok and f"holds its lock {bk}.t__auto_cdc_lock" in held.output, held.output[-3000:]
+    p.execute(f"drop table {lock}")
+    assert not p.fetch(f"show tables in {bk} like 't__auto_cdc_lock'")  # (a run-operation runs no queued statement)
+    p.dbt("run-operation", "auto_cdc.erase_keys", "--args", "{model: t, where: 'id = 1'}")
+    assert {r[0] for r in p.fetch(f"select id from `{bk}`.`t__auto_cdc_log`")} == {2}
+    p.insert("feed", [c for c, _ in DML_FEED], [(2, 2, "U", "b2", "x")])
+    p.run()
+    # (key 1's event is still in the feed, which the run reads whole: it comes back, as after any erase)
+    assert target_rows(p, "t", DML_SCD2_COLS) == [(1, "a", 1, None), (2, "b", 1, 2), (2, "b2", 2, None)]
+    assert sorted(r[1] for r in p.fetch(f"show tables in {bk}")) == ["t__auto_cdc_log", "t__auto_cdc_runs"]
+    assert _tables(p, "t*") == ["t"]
+
+
 RACE_ATTEMPTS = 3     # races until one where the two runs overlap
 RACE_EVENTS = 2000    # events per race: a run applies them in about 15 s, the refused run fails in about 3
 LOCK_HELD = "another run of this model holds its lock"
