@@ -137,8 +137,6 @@ select distinct {{ auto_cdc._cols(cfg.key_columns) }} from (
   {%- set n = auto_cdc._names() -%}
   {%- set op = auto_cdc._q(n.op) -%}
   {%- set rank = auto_cdc._q(n.rank) -%}
-  {%- set start = 't.' ~ auto_cdc._q(n.start_at) -%}
-  {%- set end = 't.' ~ auto_cdc._q(n.end_at) -%}
   {%- set seq_in_output = [] -%}
   {%- for c in cfg.seq_columns if c in args.cols.output -%}{%- do seq_in_output.append(c) -%}{%- endfor -%}
   {%- set seq_in_output = (seq_in_output | length) == (cfg.seq_columns | length) -%}
@@ -154,7 +152,28 @@ with last_applied as (
 ),
 edit_events as (
   {%- if cfg.scd == 1 %}
-  {# an SCD1 row: at its own sequence, else the key's last applied one; a deleted key: a tombstone there #}
+  {{ auto_cdc._scd1_edit_events_sql(args, seq_in_output) }}
+  {%- else %}
+  {{ auto_cdc._history_edit_events_sql(args, seq_in_output, last_seq) }}
+  union all
+  {{ auto_cdc._agreed_edit_events_sql(args, seq_in_output) }}
+  {%- endif %}
+)
+select distinct {{ auto_cdc._cols(args.cols.stored) }}, {{ op }}
+from edit_events x
+{# the run's own events win over edit events at the same key and sequence #}
+where not exists (
+  select 1 from {{ args.rel.temp.new }} b
+  where {{ auto_cdc._eq(cfg.key_columns + cfg.seq_columns, 'b', 'x') }}
+)
+{% endmacro %}
+
+
+{#- Edit events of SCD1 rows: at the row's own sequence, else the key's last applied one; a deleted key: a
+    tombstone there. -#}
+{% macro _scd1_edit_events_sql(args, seq_in_output) %}
+  {%- set cfg, n = args.cfg, auto_cdc._names() -%}
+  {%- set op = auto_cdc._q(n.op) -%}
   select * from (
     select
     {%- for c in args.cols.stored %}
@@ -176,7 +195,15 @@ edit_events as (
   ) x
   {# a hand row of a key with no history and no sequence of its own sorts before every event #}
   where {{ auto_cdc._q(cfg.seq_columns[0]) }} is not null
-  {%- else %}
+{% endmacro %}
+
+
+{#- Edit events of a history's rows: each version's start (and, where the sequence is shown, its last
+    absorbed event), a delete at each end no version follows, and a delete where a key lost every row. -#}
+{% macro _history_edit_events_sql(args, seq_in_output, last_seq) %}
+  {%- set cfg, n = args.cfg, auto_cdc._names() -%}
+  {%- set op = auto_cdc._q(n.op) -%}
+  {%- set start, end = 't.' ~ auto_cdc._q(n.start_at), 't.' ~ auto_cdc._q(n.end_at) -%}
   {%- set start_seq = [] -%}{%- set end_seq = [] -%}{%- set own_seq = [] -%}
   {%- for c in cfg.seq_columns -%}
     {%- do start_seq.append(auto_cdc.seq_field_sql(start, c, args)) -%}
@@ -205,17 +232,22 @@ edit_events as (
   {{ auto_cdc._edit_event_sql(args, last_seq, none, n.delete) }}
   from {{ args.rel.temp.edited }} e join last_applied lt on {{ auto_cdc._eq(cfg.key_columns, 'lt', 'e') }}
   where not exists (select 1 from {{ args.rel.temp.held }} t where {{ auto_cdc._eq(cfg.key_columns, 't', 'e') }})
-  {#- the key's logged events that its rows agree with but carry no trace of: a delete where no row is
-      (after another delete, or before the first version), and an upsert inside a row with all of its
-      values (absorbed). Kept, a late event that lands between them still sees them. -#}
+{% endmacro %}
+
+
+{#- The key's logged events that its rows agree with but carry no trace of: a delete where no row is
+    (after another delete, or before the first version), and an upsert inside a row with all of its
+    values (absorbed). Kept, a late event that lands between them still sees them. One branch per kind:
+    an OR of the two subqueries would keep the planner from joining them, and rescan held once per event
+    (quadratic in the edited keys on Postgres). -#}
+{% macro _agreed_edit_events_sql(args, seq_in_output) %}
+  {%- set cfg, n = args.cfg, auto_cdc._names() -%}
+  {%- set op = auto_cdc._q(n.op) -%}
   {%- set l, h = auto_cdc._alias('l'), auto_cdc._alias('h') -%}
   {%- set at = auto_cdc._seq_value(args, l) -%}
   {%- set h_start, h_end = h ~ '.' ~ auto_cdc._q(n.start_at), h ~ '.' ~ auto_cdc._q(n.end_at) -%}
   {%- set valued = [] -%}
   {%- for c in args.cols.output if c in args.cols.stored and c not in cfg.key_columns -%}{%- do valued.append(c) -%}{%- endfor %}
-  {#- one branch per kind: an OR of the two subqueries would keep the planner from joining them, and
-      rescan held once per event (quadratic in the edited keys on Postgres) -#}
-  union all
   select {{ auto_cdc._cols(args.cols.stored, l) }}, {{ l }}.{{ op }}
   from ({{ auto_cdc._affected_events_sql(args, args.rel.temp.edited) }}) {{ l }}
   where {{ l }}.{{ op }} = '{{ n.delete }}' and not exists (
@@ -232,15 +264,6 @@ edit_events as (
         and {{ auto_cdc._same(valued, h, l) }}
     )
   {%- endif %}
-  {%- endif %}
-)
-select distinct {{ auto_cdc._cols(args.cols.stored) }}, {{ op }}
-from edit_events x
-{# the run's own events win over edit events at the same key and sequence #}
-where not exists (
-  select 1 from {{ args.rel.temp.new }} b
-  where {{ auto_cdc._eq(cfg.key_columns + cfg.seq_columns, 'b', 'x') }}
-)
 {% endmacro %}
 
 

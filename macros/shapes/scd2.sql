@@ -65,33 +65,7 @@ with events as (
   {{ events_sql or auto_cdc._affected_events_sql(args) }}
 ),
 {{ auto_cdc.merged_events_ctes(args, carry) }}
-neighbours as (
-  select
-    merged.*,
-    lag({{ op }}) over w as {{ auto_cdc._q(p ~ 'prev_op') }},
-    {%- for c in compared %}
-    lag({{ auto_cdc._q(c) }}) over w as {{ auto_cdc._q(p ~ 'prev_' ~ loop.index0) }},
-    {%- endfor %}
-    {%- for c in cfg.seq_columns %}
-    lead({{ auto_cdc._q(c) }}) over w as {{ ends[loop.index0] }},
-    {%- endfor %}
-    lead({{ op }}) over w as {{ auto_cdc._q(p ~ 'next_op') }}
-  from merged
-  window w as (partition by {{ keys }} order by {{ order }})
-),
-flagged as (
-  select
-    neighbours.*,
-    case
-      when {{ op }} <> '{{ n.upsert }}' then 0
-      when {{ auto_cdc._q(p ~ 'prev_op') }} is null or {{ auto_cdc._q(p ~ 'prev_op') }} <> '{{ n.upsert }}' then 1
-      {%- for c in compared %}
-      when {{ auto_cdc._q(c) }} is distinct from {{ auto_cdc._q(p ~ 'prev_' ~ loop.index0) }} then 1
-      {%- endfor %}
-      else 0
-    end as {{ auto_cdc._q(p ~ 'is_start') }}
-  from neighbours
-),
+{{ auto_cdc._scd2_flagged_ctes(args, keys, order, compared, ends) }}
 versions as (
   select
     flagged.*,
@@ -135,3 +109,39 @@ where {{ auto_cdc._q(p ~ 'next_op') }} is null
    or {{ auto_cdc._q(p ~ 'next_op') }} <> '{{ n.upsert }}'
    or {{ auto_cdc._q(p ~ 'next_is_start') }} = 1
 {% endmacro %}
+
+
+{#- Each event with its neighbours in the key's order (the operation and tracked values before it, the
+    sequence and operation after it), and whether it starts a version: an upsert after a delete, after
+    nothing, or that changes a tracked column. -#}
+{% macro _scd2_flagged_ctes(args, keys, order, compared, ends) -%}
+  {%- set cfg, n = args.cfg, auto_cdc._names() -%}
+  {%- set p, op = n.internal_prefix, auto_cdc._q(n.op) -%}
+neighbours as (
+  select
+    merged.*,
+    lag({{ op }}) over w as {{ auto_cdc._q(p ~ 'prev_op') }},
+    {%- for c in compared %}
+    lag({{ auto_cdc._q(c) }}) over w as {{ auto_cdc._q(p ~ 'prev_' ~ loop.index0) }},
+    {%- endfor %}
+    {%- for c in cfg.seq_columns %}
+    lead({{ auto_cdc._q(c) }}) over w as {{ ends[loop.index0] }},
+    {%- endfor %}
+    lead({{ op }}) over w as {{ auto_cdc._q(p ~ 'next_op') }}
+  from merged
+  window w as (partition by {{ keys }} order by {{ order }})
+),
+flagged as (
+  select
+    neighbours.*,
+    case
+      when {{ op }} <> '{{ n.upsert }}' then 0
+      when {{ auto_cdc._q(p ~ 'prev_op') }} is null or {{ auto_cdc._q(p ~ 'prev_op') }} <> '{{ n.upsert }}' then 1
+      {%- for c in compared %}
+      when {{ auto_cdc._q(c) }} is distinct from {{ auto_cdc._q(p ~ 'prev_' ~ loop.index0) }} then 1
+      {%- endfor %}
+      else 0
+    end as {{ auto_cdc._q(p ~ 'is_start') }}
+  from neighbours
+),
+{%- endmacro %}
